@@ -1,0 +1,75 @@
+import type { z } from "zod";
+import { BonsaiError } from "../core/errors.ts";
+import { homeFrom } from "../core/home.ts";
+import { createRedactor, secretValuesFromEnv } from "../core/secrets.ts";
+import { checkTimeZone, localTimeZone } from "../core/time.ts";
+import { type Db, openDatabase } from "../core/storage/db.ts";
+import { colorEnabled, createStyle, type Style, unicodeEnabled } from "../tui/render/style.ts";
+import type { World } from "./world.ts";
+
+/** How a command talks to people and scripts. */
+export interface Ui {
+  readonly style: Style;
+  /** Columns to fit tables into. */
+  readonly width: number;
+  /** Plain ASCII symbols (non-UTF-8 locale). */
+  readonly ascii: boolean;
+  /** IANA zone for times shown to people (TZ, else the system's). */
+  readonly timeZone: string;
+  /** A line (or lines) to stdout. */
+  out(text: string): void;
+  /** A line to stderr. */
+  err(text: string): void;
+  /** One JSON value to stdout. */
+  json(value: unknown): void;
+}
+
+/** The Ui for a world: colour per NO_COLOR and terminal, width per COLUMNS or the terminal. */
+export function uiFor(world: World): Ui {
+  const style = createStyle(colorEnabled(world.env, world.stdout.isTerminal));
+  const fromEnv = Number(world.env.COLUMNS);
+  const width = Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : world.stdout.columns ?? 100;
+  return {
+    style,
+    width,
+    ascii: !unicodeEnabled(world.env),
+    timeZone: checkTimeZone(world.env.TZ || localTimeZone()),
+    out: (text) => world.stdout.write(text.endsWith("\n") ? text : `${text}\n`),
+    err: (text) => world.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
+    json: (value) => world.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+  };
+}
+
+/** Opens the database of the world's BONSAI_HOME, redacting the environment's secrets. */
+export async function openDb(world: World): Promise<Db> {
+  const home = homeFrom(world.env);
+  const redactor = createRedactor({ values: secretValuesFromEnv(world.env) });
+  return await openDatabase({ home, clock: world.clock, redactor });
+}
+
+/** Parses command options with a zod schema; bad input becomes a USAGE error. */
+export function parseOptions<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const where = issue.path.length
+    ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: `
+    : "";
+  throw new BonsaiError("USAGE", `${where}${issue.message}`);
+}
+
+/** Asks before a destructive step unless `yes`; refuses without a terminal to ask on. */
+export async function confirmOrRefuse(
+  world: World,
+  question: string,
+  yes: boolean,
+): Promise<boolean> {
+  if (yes) return true;
+  if (!world.prompter.interactive) {
+    throw new BonsaiError(
+      "CONFIRMATION_REQUIRED",
+      `${question.replace(/\?$/, "")}: pass --yes to confirm without a terminal`,
+    );
+  }
+  return await world.prompter.confirm(question, false);
+}

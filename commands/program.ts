@@ -1,0 +1,134 @@
+import { Command, CommanderError } from "commander";
+import { BonsaiError } from "../core/errors.ts";
+import { closest } from "../core/suggest.ts";
+import { EXIT } from "./exit_codes.ts";
+import type { World } from "./world.ts";
+
+// The command-line grammar. Command modules are imported only when their command runs, so
+// `bonsai --version` and `bonsai --help` start fast.
+
+type Action = () => Promise<number> | number;
+
+/** Parses argv, runs the chosen command and returns its exit code. Errors propagate. */
+export async function runCli(argv: readonly string[], world: World): Promise<number> {
+  let code: number = EXIT.OK;
+  const run = (action: Action) => async () => {
+    code = await action();
+  };
+  const program = buildProgram(world, run);
+  // --debug is global: it may appear anywhere, and main.ts reads it from argv itself.
+  const args = argv.filter((a) => a !== "--debug");
+  const first = args[0];
+  const names = program.commands.flatMap((c) => [c.name(), ...c.aliases()]);
+  if (first !== undefined && !first.startsWith("-") && !names.includes(first) && first !== "help") {
+    const guess = closest(first, names);
+    throw new BonsaiError(
+      "USAGE",
+      `Unknown command '${first}'${
+        guess ? ` (did you mean '${guess}'?)` : ""
+      }; 'bonsai --help' lists the commands`,
+    );
+  }
+  try {
+    await program.parseAsync(args, { from: "user" });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version end with exit code 0; parse errors were already printed.
+      return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    }
+    throw err;
+  }
+  return code;
+}
+
+function buildProgram(world: World, run: (action: Action) => () => Promise<void>): Command {
+  const program = new Command("bonsai")
+    .description("A terminal AI coding agent whose sessions live in one SQLite database.")
+    .version(`bonsai ${world.version}`, "-v, --version", "print the version")
+    .option("--debug", "show stack traces and internal details on errors")
+    .helpOption("-h, --help", "show help")
+    .helpCommand("help [command]", "show help for a command")
+    .showSuggestionAfterError(true)
+    // Options belong to the command they follow, so `sessions show x --json` reaches `show`.
+    .enablePositionalOptions()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => world.stdout.write(s),
+      writeErr: (s) => world.stderr.write(s),
+      outputError: (s, write) => write(`bonsai: ${s.replace(/^error: /, "")}`),
+    });
+  program.configureHelp({ helpWidth: world.stdout.columns ?? 100, sortSubcommands: false });
+
+  program.action(run(() => {
+    world.stdout.write(program.helpInformation());
+    return EXIT.OK;
+  }));
+
+  const sessions = program.command("sessions")
+    .description("list this project's sessions (pinned first, then most recently updated)")
+    .enablePositionalOptions()
+    .option("--project <path>", "list the sessions of the project at PATH")
+    .option("--all", "list the sessions of every project")
+    .option("--limit <n>", "show at most N sessions")
+    .option("--json", "print a JSON array")
+    .action(run(async () => (await import("./sessions.ts")).listSessions(world, sessions.opts())));
+  const show = sessions.command("show <id>")
+    .description("show a session: details, episodes and transcript (any unique id prefix)")
+    .option("--all", "print every message, not just the last 40")
+    .option("--json", "print one JSON object with every message")
+    .action((id: string) =>
+      run(async () => (await import("./sessions.ts")).showSession(world, id, show.opts()))()
+    );
+  sessions.command("rename <id> <title...>")
+    .description("rename a session")
+    .action((id: string, title: string[]) =>
+      run(async () => (await import("./sessions.ts")).renameSession(world, id, title.join(" ")))()
+    );
+  sessions.command("pin <id>")
+    .description("pin a session to the top of listings")
+    .action((id: string) =>
+      run(async () => (await import("./sessions.ts")).pinSession(world, id, true))()
+    );
+  sessions.command("unpin <id>")
+    .description("unpin a session")
+    .action((id: string) =>
+      run(async () => (await import("./sessions.ts")).pinSession(world, id, false))()
+    );
+  const forget = sessions.command("forget <id>")
+    .description("delete a session and everything recorded with it")
+    .option("-y, --yes", "do not ask for confirmation")
+    .action((id: string) =>
+      run(async () => (await import("./sessions.ts")).forgetSession(world, id, forget.opts()))()
+    );
+
+  const search = program.command("search <query...>")
+    .description('search every session\'s messages: words (all must match), "phrases", prefix*')
+    .option("--project <path>", "only the project at PATH")
+    .option("--since <when>", "only messages since a date (YYYY-MM-DD) or span (7d, 12h, 2w, 12m)")
+    .option("--until <when>", "only messages before a date or span")
+    .option("--limit <n>", "at most N results (default 20)")
+    .option("--json", "print a JSON array, best match first")
+    .action((words: string[]) =>
+      run(async () => (await import("./search.ts")).search(world, words, search.opts()))()
+    );
+
+  const db = program.command("db").description("inspect, back up and restore the database");
+  const status = db.command("status")
+    .description("path, schema version, size, counts and backups (never changes anything)")
+    .option("--check", "also run SQLite's integrity_check")
+    .option("--json", "print a JSON object")
+    .action(run(async () => (await import("./db.ts")).dbStatus(world, status.opts())));
+  const backups = db.command("backups")
+    .description("list backups, newest first")
+    .option("--json", "print a JSON array")
+    .action(run(async () => (await import("./db.ts")).dbBackups(world, backups.opts())));
+  const restore = db.command("restore <name>")
+    .description("replace the database with a backup (the current one is backed up first)")
+    .option("-y, --yes", "do not ask for confirmation")
+    .option("--force", "restore even while other bonsai processes are live")
+    .action((name: string) =>
+      run(async () => (await import("./db.ts")).dbRestore(world, name, restore.opts()))()
+    );
+
+  return program;
+}

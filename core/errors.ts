@@ -1,0 +1,55 @@
+/** Stable error codes; commands map them to exit codes in one place (main.ts). */
+export type ErrorCode =
+  | "USAGE" // bad argv, config or other input from the user
+  | "NOT_FOUND" // unknown session, backup, project
+  | "AMBIGUOUS_ID" // an id prefix matching several sessions
+  | "CONFIRMATION_REQUIRED" // a destructive command needs --yes without a terminal
+  | "DB_TOO_NEW" // database schema newer than this binary
+  | "DB_NOT_SQLITE" // the database path holds something else
+  | "DB_CORRUPT" // quick_check/integrity_check failed
+  | "DB_BUSY" // another process held the database too long
+  | "MIGRATION_FAILED"
+  | "BACKUP_FAILED"
+  | "SESSION_LIVE" // another live process owns the session
+  | "CROSS_PROJECT" // session belongs to another project
+  | "LEASE_LOST" // fencing token no longer current
+  | "CONFIG" // provider or setting misconfigured
+  | "PROVIDER" // provider failed after retries
+  | "BUDGET_EXHAUSTED"
+  | "CANCELLED"
+  | "IO"
+  | "INTERNAL";
+
+/** The one error type bonsai raises on purpose; its message is written for the user. */
+export class BonsaiError extends Error {
+  readonly code: ErrorCode;
+  readonly data?: Record<string, unknown>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { data?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = "BonsaiError";
+    this.code = code;
+    this.data = options.data;
+  }
+
+  /** Shape used by --json error output. */
+  toJSON(): { code: ErrorCode; message: string; data?: Record<string, unknown> } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** True when `err` is a BonsaiError with one of the given codes. */
+export function isBonsaiError(err: unknown, ...codes: ErrorCode[]): err is BonsaiError {
+  return err instanceof BonsaiError && (codes.length === 0 || codes.includes(err.code));
+}
+
+/** The message of any thrown value, for wrapping foreign errors. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,154 @@
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import type { Clock } from "../clock.ts";
+import type { Home } from "../home.ts";
+import type { Redactor } from "../secrets.ts";
+import { BonsaiError } from "../errors.ts";
+import { MIGRATIONS } from "../../migrations/mod.ts";
+import { ensurePrivateDir, ensurePrivateFile, hardenHome } from "./files.ts";
+import { latestVersion, migrate, type Migration } from "./migrate.ts";
+import { describeOpenError, SQLITE_BUSY, sqliteCode } from "./sqlite_errors.ts";
+import { connect } from "./connection.ts";
+
+/** A bound value for a prepared statement. */
+export type SqlValue = SQLInputValue;
+
+/** Options for opening the bonsai database. */
+export interface OpenOptions {
+  readonly home: Home;
+  readonly clock: Clock;
+  readonly redactor: Redactor;
+  /** Defaults to the migrations bundled with this binary. */
+  readonly migrations?: readonly Migration[];
+}
+
+/** An open bonsai database: one connection, cached statements, explicit transactions. */
+export class Db {
+  readonly #conn: DatabaseSync;
+  readonly #statements = new Map<string, StatementSync>();
+  readonly path: string;
+  readonly home: Home;
+  readonly clock: Clock;
+  readonly redactor: Redactor;
+
+  constructor(conn: DatabaseSync, options: OpenOptions) {
+    this.#conn = conn;
+    this.home = options.home;
+    this.path = options.home.dbPath;
+    this.clock = options.clock;
+    this.redactor = options.redactor;
+  }
+
+  /** The raw connection, for the storage layer's own modules only. */
+  get connection(): DatabaseSync {
+    return this.#conn;
+  }
+
+  /** A cached prepared statement. */
+  prepare(sql: string): StatementSync {
+    let stmt = this.#statements.get(sql);
+    if (!stmt) {
+      stmt = this.#conn.prepare(sql);
+      this.#statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  /** Runs `fn` in a `BEGIN IMMEDIATE` transaction; nested calls join the outer one. */
+  write<T>(fn: () => T): T {
+    if (this.#conn.isTransaction) return fn();
+    this.#begin("BEGIN IMMEDIATE");
+    try {
+      const result = fn();
+      this.#conn.exec("COMMIT");
+      return result;
+    } catch (err) {
+      if (this.#conn.isTransaction) this.#conn.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
+  /** Runs `fn` in a read transaction so several statements see one snapshot. */
+  read<T>(fn: () => T): T {
+    if (this.#conn.isTransaction) return fn();
+    this.#begin("BEGIN");
+    try {
+      return fn();
+    } finally {
+      if (this.#conn.isTransaction) this.#conn.exec("COMMIT");
+    }
+  }
+
+  /** Closes the connection; the last one out checkpoints the WAL. */
+  close(): void {
+    this.#statements.clear();
+    if (this.#conn.isOpen) this.#conn.close();
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  #begin(sql: string): void {
+    try {
+      this.#conn.exec(sql);
+    } catch (err) {
+      if (sqliteCode(err) === SQLITE_BUSY) throw describeOpenError(err, this.path);
+      throw err;
+    }
+  }
+}
+
+/**
+ * Opens (creating if needed) `$BONSAI_HOME/bonsai.db`: checks it is a SQLite database whose
+ * schema this binary understands, hardens permissions, enables WAL and foreign keys, and
+ * runs pending migrations behind a verified online backup.
+ */
+export async function openDatabase(options: OpenOptions): Promise<Db> {
+  const { home } = options;
+  const migrations = options.migrations ?? MIGRATIONS;
+  ensurePrivateDir(home.dir);
+  ensurePrivateFile(home.dbPath);
+  const conn = connect(home.dbPath);
+  try {
+    const version = readVersion(conn, home.dbPath);
+    const latest = latestVersion(migrations);
+    if (version > latest) {
+      throw new BonsaiError(
+        "DB_TOO_NEW",
+        `Database '${home.dbPath}' has schema version ${version}, newer than this bonsai understands (${latest}); upgrade bonsai, or restore an older backup with 'bonsai db restore'`,
+        { data: { path: home.dbPath, version, supported: latest } },
+      );
+    }
+    hardenHome(home);
+    const mode = conn.prepare("PRAGMA journal_mode = WAL").get() as { journal_mode: string };
+    if (mode.journal_mode !== "wal") {
+      throw new BonsaiError(
+        "IO",
+        `Cannot switch '${home.dbPath}' to WAL mode (got '${mode.journal_mode}')`,
+      );
+    }
+    // NORMAL is durable across process crashes in WAL mode; FAST secure_delete zeroes what
+    // `forget` removes from b-tree pages at no extra I/O.
+    conn.exec("PRAGMA synchronous = NORMAL; PRAGMA secure_delete = FAST");
+    if (version < latest) {
+      await migrate({ conn, home, clock: options.clock, migrations, from: version });
+      hardenHome(home);
+    }
+    return new Db(conn, options);
+  } catch (err) {
+    conn.close();
+    throw describeOpenError(err, home.dbPath);
+  }
+}
+
+function readVersion(conn: DatabaseSync, path: string): number {
+  try {
+    // Reading sqlite_schema forces SQLite to parse page 1: a non-database fails here,
+    // before anything has been written.
+    conn.prepare("SELECT count(*) AS n FROM sqlite_schema").get();
+    const row = conn.prepare("PRAGMA user_version").get() as { user_version: number };
+    return row.user_version;
+  } catch (err) {
+    throw describeOpenError(err, path);
+  }
+}

@@ -1,0 +1,60 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Home } from "../home.ts";
+
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+
+/** Creates `dir` (and parents) if needed and makes it 0700 whatever the umask. */
+export function ensurePrivateDir(dir: string): void {
+  Deno.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  tighten(dir, DIR_MODE);
+}
+
+/**
+ * Creates an empty file with mode 0600 if none exists, so SQLite (which gives its -wal and
+ * -shm files the database file's mode) never creates anything world-readable.
+ * Only call this before any SQLite connection to `path` exists in this process: closing
+ * a descriptor drops the process's POSIX locks on the file.
+ */
+export function ensurePrivateFile(path: string): boolean {
+  try {
+    const file = Deno.openSync(path, { createNew: true, write: true, mode: FILE_MODE });
+    file.close();
+    tighten(path, FILE_MODE);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.AlreadyExists) return false;
+    throw err;
+  }
+}
+
+/** Fixes the modes of the home, the backups folder and every database file found looser. */
+export function hardenHome(home: Home): void {
+  tighten(home.dir, DIR_MODE);
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) {
+    tighten(home.dbPath + suffix, FILE_MODE);
+  }
+  if (existsSync(home.backupsDir)) {
+    tighten(home.backupsDir, DIR_MODE);
+    for (const entry of Deno.readDirSync(home.backupsDir)) {
+      if (entry.isFile) tighten(join(home.backupsDir, entry.name), FILE_MODE);
+    }
+  }
+}
+
+/** chmod only when the current mode differs (chmod never opens the file, so locks are safe). */
+export function tighten(path: string, mode: number): void {
+  const current = modeOf(path);
+  if (current !== null && current !== mode) Deno.chmodSync(path, mode);
+}
+
+/** The permission bits of a path, or null when it does not exist. */
+export function modeOf(path: string): number | null {
+  try {
+    return (Deno.statSync(path).mode ?? 0) & 0o777;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+}

@@ -1,0 +1,244 @@
+import type { Db } from "./db.ts";
+import { BonsaiError } from "../errors.ts";
+import { cjkGrams } from "./cjk.ts";
+
+/** Who a transcript entry is from. */
+export type Role = "user" | "assistant" | "tool" | "system";
+
+/** What a transcript entry is. */
+export type MessageKind =
+  | "text"
+  | "thinking"
+  | "tool_call"
+  | "tool_result"
+  | "permission"
+  | "error"
+  | "notice"
+  | "summary";
+
+/** Whether an entry is final. */
+export type MessageStatus = "complete" | "streaming" | "cancelled" | "failed";
+
+/** A transcript entry to write. Text fields are redacted on the way in. */
+export interface MessageInput {
+  readonly role: Role;
+  readonly kind?: MessageKind;
+  readonly text: string;
+  readonly toolCallId?: string | null;
+  readonly toolName?: string | null;
+  /** JSON text, stored whole. */
+  readonly toolArgs?: string | null;
+  readonly toolResult?: string | null;
+  readonly isError?: boolean;
+  readonly status?: MessageStatus;
+  readonly ledgerId?: number | null;
+  readonly externalId?: string | null;
+  /** Defaults to the clock. */
+  readonly createdAt?: number;
+}
+
+/** A stored transcript entry. */
+export interface Message {
+  readonly id: number;
+  readonly sessionId: string;
+  readonly seq: number;
+  readonly role: Role;
+  readonly kind: MessageKind;
+  readonly text: string;
+  readonly toolCallId: string | null;
+  readonly toolName: string | null;
+  readonly toolArgs: string | null;
+  readonly toolResult: string | null;
+  readonly isError: boolean;
+  readonly status: MessageStatus;
+  readonly ledgerId: number | null;
+  readonly createdAt: number;
+}
+
+interface MessageRecord {
+  id: number;
+  session_id: string;
+  seq: number;
+  role: Role;
+  kind: MessageKind;
+  text: string;
+  tool_call_id: string | null;
+  tool_name: string | null;
+  tool_args: string | null;
+  tool_result: string | null;
+  is_error: number;
+  status: MessageStatus;
+  ledger_id: number | null;
+  created_at: number;
+}
+
+const COLUMNS = `id, session_id, seq, role, kind, text, tool_call_id, tool_name, tool_args,
+  tool_result, is_error, status, ledger_id, created_at`;
+
+/** The transcript: append-mostly rows, indexed for search by triggers and the CJK writer. */
+export class MessageStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** Appends entries after the session's last one; returns their seqs. */
+  append(sessionId: string, messages: readonly MessageInput[]): number[] {
+    const db = this.#db;
+    return db.write(() => {
+      let seq = this.lastSeq(sessionId);
+      const seqs: number[] = [];
+      let latest = 0;
+      for (const message of messages) {
+        seq++;
+        const createdAt = message.createdAt ?? db.clock.now();
+        this.#insert(sessionId, seq, message, createdAt);
+        seqs.push(seq);
+        latest = Math.max(latest, createdAt);
+      }
+      if (seqs.length > 0) this.#touch(sessionId, latest);
+      return seqs;
+    });
+  }
+
+  /**
+   * Writes the entry at `seq`, inserting or replacing it (a streaming reply is rewritten
+   * as it grows).
+   */
+  put(sessionId: string, seq: number, message: MessageInput): void {
+    const db = this.#db;
+    db.write(() => {
+      const existing = db
+        .prepare("SELECT id FROM messages WHERE session_id = ? AND seq = ?")
+        .get(sessionId, seq) as { id: number } | undefined;
+      const createdAt = message.createdAt ?? db.clock.now();
+      if (!existing) {
+        this.#insert(sessionId, seq, message, createdAt);
+      } else {
+        const text = db.redactor.redact(message.text);
+        db.prepare(
+          `UPDATE messages SET role = ?, kind = ?, text = ?, tool_call_id = ?, tool_name = ?,
+             tool_args = ?, tool_result = ?, is_error = ?, status = ?, ledger_id = ? WHERE id = ?`,
+        ).run(
+          message.role,
+          message.kind ?? "text",
+          text,
+          message.toolCallId ?? null,
+          message.toolName ?? null,
+          db.redactor.redactOptional(message.toolArgs),
+          db.redactor.redactOptional(message.toolResult),
+          message.isError ? 1 : 0,
+          message.status ?? "complete",
+          message.ledgerId ?? null,
+          existing.id,
+        );
+        // The update trigger dropped the old CJK row; index the new text.
+        this.#indexCjk(existing.id, text);
+      }
+      this.#touch(sessionId, db.clock.now());
+    });
+  }
+
+  /** The session's entries in order, optionally a window of them. */
+  list(sessionId: string, options: { afterSeq?: number; limit?: number } = {}): Message[] {
+    const limit = options.limit ?? -1;
+    const rows = this.#db
+      .prepare(
+        `SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      )
+      .all(sessionId, options.afterSeq ?? 0, limit) as unknown as MessageRecord[];
+    return rows.map(toMessage);
+  }
+
+  /** The entry with this row id, or null. */
+  byId(id: number): Message | null {
+    const row = this.#db.prepare(`SELECT ${COLUMNS} FROM messages WHERE id = ?`).get(id) as
+      | MessageRecord
+      | undefined;
+    return row ? toMessage(row) : null;
+  }
+
+  /** The highest seq in the session (0 when empty). */
+  lastSeq(sessionId: string): number {
+    const row = this.#db
+      .prepare("SELECT max(seq) AS seq FROM messages WHERE session_id = ?")
+      .get(sessionId) as { seq: number | null };
+    return row.seq ?? 0;
+  }
+
+  /** How many entries exist across all sessions. */
+  count(): number {
+    return (this.#db.prepare("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
+  }
+
+  #insert(sessionId: string, seq: number, message: MessageInput, createdAt: number): void {
+    const db = this.#db;
+    const text = db.redactor.redact(message.text);
+    let result;
+    try {
+      result = db.prepare(
+        `INSERT INTO messages (session_id, seq, role, kind, text, tool_call_id, tool_name, tool_args,
+           tool_result, is_error, status, ledger_id, external_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        sessionId,
+        seq,
+        message.role,
+        message.kind ?? "text",
+        text,
+        message.toolCallId ?? null,
+        message.toolName ?? null,
+        db.redactor.redactOptional(message.toolArgs),
+        db.redactor.redactOptional(message.toolResult),
+        message.isError ? 1 : 0,
+        message.status ?? "complete",
+        message.ledgerId ?? null,
+        message.externalId ?? null,
+        createdAt,
+      );
+    } catch (err) {
+      if (String(err).includes("FOREIGN KEY")) {
+        throw new BonsaiError("NOT_FOUND", `No session with id '${sessionId}'`, { cause: err });
+      }
+      throw err;
+    }
+    this.#indexCjk(Number(result.lastInsertRowid), text);
+  }
+
+  #indexCjk(id: number, text: string): void {
+    const grams = cjkGrams(text);
+    // BigInt: node:sqlite binds numbers as REAL, and FTS5 wants an integer rowid.
+    if (grams) {
+      this.#db.prepare("INSERT INTO messages_cjk (rowid, grams) VALUES (?, ?)").run(
+        BigInt(id),
+        grams,
+      );
+    }
+  }
+
+  #touch(sessionId: string, at: number): void {
+    this.#db
+      .prepare("UPDATE sessions SET content_updated_at = max(content_updated_at, ?) WHERE id = ?")
+      .run(at, sessionId);
+  }
+}
+
+function toMessage(r: MessageRecord): Message {
+  return {
+    id: r.id,
+    sessionId: r.session_id,
+    seq: r.seq,
+    role: r.role,
+    kind: r.kind,
+    text: r.text,
+    toolCallId: r.tool_call_id,
+    toolName: r.tool_name,
+    toolArgs: r.tool_args,
+    toolResult: r.tool_result,
+    isError: r.is_error === 1,
+    status: r.status,
+    ledgerId: r.ledger_id,
+    createdAt: r.created_at,
+  };
+}

@@ -1,0 +1,336 @@
+import type { Ids } from "../ids.ts";
+import { BonsaiError } from "../errors.ts";
+import type { Db, SqlValue } from "./db.ts";
+import { ProjectStore } from "./projects.ts";
+
+/** Lifecycle states of a session row. */
+export type SessionStatus =
+  | "active"
+  | "completed"
+  | "interrupted"
+  | "budget_exhausted"
+  | "failed"
+  | "cancelled";
+
+/** Who chose a session's title. */
+export type TitleSource = "default" | "derived" | "agent" | "user" | "import";
+
+/** Where a session came from. */
+export type SessionSource = "bonsai" | "claude-code" | "codex";
+
+/** The default title of a new session (X1). */
+export const DEFAULT_TITLE = "New conversation";
+
+/** A session row as the rest of bonsai sees it. */
+export interface Session {
+  readonly id: string;
+  readonly projectId: number;
+  readonly projectPath: string;
+  readonly parentId: string | null;
+  readonly title: string;
+  readonly titleSource: TitleSource;
+  readonly status: SessionStatus;
+  readonly endReason: string | null;
+  readonly endDetail: string | null;
+  readonly pinned: boolean;
+  readonly provider: string | null;
+  readonly model: string | null;
+  readonly reasoning: string | null;
+  readonly cacheKey: string;
+  readonly source: SessionSource;
+  readonly externalId: string | null;
+  readonly createdAt: number;
+  readonly contentUpdatedAt: number;
+  readonly heartbeatAt: number | null;
+  readonly activeMs: number;
+  readonly ownerPid: number | null;
+  readonly ownerHost: string | null;
+  readonly messageCount: number;
+  readonly turns: number;
+  readonly totalTokens: number;
+  readonly costUsd: number;
+  readonly unpricedTurns: number;
+}
+
+/** What a new session starts with. */
+export interface NewSession {
+  readonly projectPath: string;
+  readonly title?: string;
+  readonly titleSource?: TitleSource;
+  readonly status?: SessionStatus;
+  readonly provider?: string | null;
+  readonly model?: string | null;
+  readonly reasoning?: string | null;
+  readonly parentId?: string | null;
+  readonly source?: SessionSource;
+  readonly externalId?: string | null;
+  readonly ownerPid?: number | null;
+  readonly ownerHost?: string | null;
+  /** Defaults to the clock; imports pass the original time. */
+  readonly createdAt?: number;
+  /** The id, when it must follow the original creation time (imports). */
+  readonly id?: string;
+}
+
+/** Filters for listing sessions. */
+export interface ListSessionsOptions {
+  /** Only this project's sessions (canonical root); all projects when absent. */
+  readonly projectPath?: string;
+  readonly limit?: number;
+}
+
+interface SessionRecord {
+  id: string;
+  project_id: number;
+  root_path: string;
+  parent_id: string | null;
+  title: string;
+  title_source: TitleSource;
+  status: SessionStatus;
+  end_reason: string | null;
+  end_detail: string | null;
+  pinned: number;
+  provider: string | null;
+  model: string | null;
+  reasoning: string | null;
+  cache_key: string;
+  source: SessionSource;
+  external_id: string | null;
+  created_at: number;
+  content_updated_at: number;
+  heartbeat_at: number | null;
+  active_ms: number;
+  owner_pid: number | null;
+  owner_host: string | null;
+  message_count: number;
+  turns: number;
+  total_tokens: number;
+  cost_usd: number;
+  unpriced_turns: number;
+}
+
+const SELECT = `SELECT s.*, p.root_path FROM sessions s JOIN projects p ON p.id = s.project_id`;
+
+/** Most candidates an ambiguous prefix error lists. */
+const MAX_CANDIDATES = 10;
+
+/** Reads and writes session rows. */
+export class SessionStore {
+  readonly #db: Db;
+  readonly #ids: Ids;
+  readonly #projects: ProjectStore;
+
+  constructor(db: Db, ids: Ids) {
+    this.#db = db;
+    this.#ids = ids;
+    this.#projects = new ProjectStore(db);
+  }
+
+  /** Creates a session row (and its project) with a fresh cache key. */
+  create(input: NewSession): Session {
+    const db = this.#db;
+    return db.write(() => {
+      const project = this.#projects.ensure(input.projectPath);
+      const now = input.createdAt ?? db.clock.now();
+      const id = input.id ?? this.#ids.next();
+      db.prepare(
+        `INSERT INTO sessions (id, project_id, parent_id, title, title_source, status, provider, model,
+           reasoning, cache_key, source, external_id, created_at, content_updated_at, owner_pid, owner_host)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        id,
+        project.id,
+        input.parentId ?? null,
+        db.redactor.redact(input.title ?? DEFAULT_TITLE),
+        input.titleSource ?? "default",
+        input.status ?? "active",
+        input.provider ?? null,
+        input.model ?? null,
+        input.reasoning ?? null,
+        `bk_${this.#ids.token()}`,
+        input.source ?? "bonsai",
+        input.externalId ?? null,
+        now,
+        now,
+        input.ownerPid ?? null,
+        input.ownerHost ?? null,
+      );
+      return this.get(id);
+    });
+  }
+
+  /** The session with exactly this id; NOT_FOUND otherwise. */
+  get(id: string): Session {
+    const found = this.find(id);
+    if (!found) throw new BonsaiError("NOT_FOUND", `No session with id '${id}'`);
+    return found;
+  }
+
+  /** The session with exactly this id, or null. */
+  find(id: string): Session | null {
+    const row = this.#db.prepare(`${SELECT} WHERE s.id = ?`).get(id) as SessionRecord | undefined;
+    return row ? toSession(row) : null;
+  }
+
+  /** The imported session with this source id, or null. */
+  findExternal(source: SessionSource, externalId: string): Session | null {
+    const row = this.#db
+      .prepare(`${SELECT} WHERE s.source = ? AND s.external_id = ?`)
+      .get(source, externalId) as SessionRecord | undefined;
+    return row ? toSession(row) : null;
+  }
+
+  /** The one session whose id starts with `prefix` (case-insensitive). */
+  resolve(prefix: string): Session {
+    const wanted = prefix.trim().toLowerCase();
+    if (wanted === "") {
+      throw new BonsaiError("USAGE", "A session id (or a unique prefix of one) is required");
+    }
+    // Ids use [0-9a-z]; '~' sorts after all of them, so this range is exactly the prefix.
+    const rows = this.#db
+      .prepare(`${SELECT} WHERE s.id >= ? AND s.id < ? ORDER BY s.id LIMIT ${MAX_CANDIDATES + 1}`)
+      .all(wanted, `${wanted}~`) as unknown as SessionRecord[];
+    if (rows.length === 0) {
+      throw new BonsaiError("NOT_FOUND", `No session id starts with '${prefix}'`);
+    }
+    if (rows.length === 1) return toSession(rows[0]!);
+    const shown = rows.slice(0, MAX_CANDIDATES).map((r) => `${r.id} (${r.title})`);
+    const more = rows.length > MAX_CANDIDATES ? ", ..." : "";
+    throw new BonsaiError(
+      "AMBIGUOUS_ID",
+      `Session id prefix '${prefix}' is ambiguous: ${shown.join(", ")}${more}`,
+      { data: { candidates: rows.slice(0, MAX_CANDIDATES).map((r) => r.id) } },
+    );
+  }
+
+  /** Sessions, pinned first, then by content recency. */
+  list(options: ListSessionsOptions = {}): Session[] {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    if (options.projectPath !== undefined) {
+      where.push("p.root_path = ?");
+      params.push(options.projectPath);
+    }
+    const limit = options.limit !== undefined
+      ? ` LIMIT ${Math.max(0, Math.floor(options.limit))}`
+      : "";
+    const sql = `${SELECT}${where.length ? ` WHERE ${where.join(" AND ")}` : ""}
+      ORDER BY s.pinned DESC, s.content_updated_at DESC, s.id DESC${limit}`;
+    return (this.#db.prepare(sql).all(...params) as unknown as SessionRecord[]).map(toSession);
+  }
+
+  /** The project's most recently updated session, or null. */
+  latest(projectPath: string): Session | null {
+    const row = this.#db
+      .prepare(
+        `${SELECT} WHERE p.root_path = ? ORDER BY s.content_updated_at DESC, s.id DESC LIMIT 1`,
+      )
+      .get(projectPath) as SessionRecord | undefined;
+    return row ? toSession(row) : null;
+  }
+
+  /** Renames a session. */
+  rename(id: string, title: string, source: TitleSource = "user"): void {
+    const clean = title.replace(/\s+/g, " ").trim();
+    if (clean === "") throw new BonsaiError("USAGE", "A title cannot be empty");
+    this.#update(id, "title = ?, title_source = ?", [this.#db.redactor.redact(clean), source]);
+  }
+
+  /** Pins or unpins a session (pinned sessions list first). */
+  setPinned(id: string, pinned: boolean): void {
+    this.#update(id, "pinned = ?", [pinned ? 1 : 0]);
+  }
+
+  /** Marks new content now, which moves the session up in recency order. */
+  touch(id: string, at: number = this.#db.clock.now()): void {
+    this.#update(id, "content_updated_at = max(content_updated_at, ?)", [at]);
+  }
+
+  /** Records a terminal status and typed reason on the row. */
+  end(id: string, status: SessionStatus, reason: string, detail: string | null = null): void {
+    this.#update(id, "status = ?, end_reason = ?, end_detail = ?", [
+      status,
+      reason,
+      this.#db.redactor.redactOptional(detail),
+    ]);
+  }
+
+  /** Deletes a session and everything hanging off it (messages, FTS rows, ledger, ...). */
+  forget(id: string): void {
+    this.#db.write(() => {
+      const { changes } = this.#db.prepare("DELETE FROM sessions WHERE id = ?").run(id);
+      if (changes === 0) throw new BonsaiError("NOT_FOUND", `No session with id '${id}'`);
+    });
+  }
+
+  /**
+   * The shortest prefix of each id that no other session shares (at least `min` chars), so
+   * what a listing shows can be typed back.
+   */
+  shortIds(ids: readonly string[], min = 8): Map<string, string> {
+    const before = this.#db.prepare(
+      "SELECT id FROM sessions WHERE id < ? ORDER BY id DESC LIMIT 1",
+    );
+    const after = this.#db.prepare("SELECT id FROM sessions WHERE id > ? ORDER BY id LIMIT 1");
+    const out = new Map<string, string>();
+    for (const id of ids) {
+      const prev = (before.get(id) as { id: string } | undefined)?.id ?? "";
+      const next = (after.get(id) as { id: string } | undefined)?.id ?? "";
+      const shared = Math.max(commonPrefix(id, prev), commonPrefix(id, next));
+      out.set(id, id.slice(0, Math.max(min, shared + 1)));
+    }
+    return out;
+  }
+
+  /** How many sessions exist. */
+  count(): number {
+    return (this.#db.prepare("SELECT count(*) AS n FROM sessions").get() as { n: number }).n;
+  }
+
+  #update(id: string, assignments: string, params: SqlValue[]): void {
+    this.#db.write(() => {
+      const { changes } = this.#db
+        .prepare(`UPDATE sessions SET ${assignments} WHERE id = ?`)
+        .run(...params, id);
+      if (changes === 0) throw new BonsaiError("NOT_FOUND", `No session with id '${id}'`);
+    });
+  }
+}
+
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+function toSession(r: SessionRecord): Session {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    projectPath: r.root_path,
+    parentId: r.parent_id,
+    title: r.title,
+    titleSource: r.title_source,
+    status: r.status,
+    endReason: r.end_reason,
+    endDetail: r.end_detail,
+    pinned: r.pinned === 1,
+    provider: r.provider,
+    model: r.model,
+    reasoning: r.reasoning,
+    cacheKey: r.cache_key,
+    source: r.source,
+    externalId: r.external_id,
+    createdAt: r.created_at,
+    contentUpdatedAt: r.content_updated_at,
+    heartbeatAt: r.heartbeat_at,
+    activeMs: r.active_ms,
+    ownerPid: r.owner_pid,
+    ownerHost: r.owner_host,
+    messageCount: r.message_count,
+    turns: r.turns,
+    totalTokens: r.total_tokens,
+    costUsd: r.cost_usd,
+    unpricedTurns: r.unpriced_turns,
+  };
+}

@@ -1,0 +1,8 @@
+// The ordered schema migrations, imported as text so the compiled binary embeds them.
+// Each entry's `version` is the `user_version` after it runs. Never edit a released file.
+import init from "./0001_init.sql" with { type: "text" };
+
+/** Every migration this binary knows, in order. */
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  { version: 1, name: "0001_init", sql: init },
+];
