@@ -5,7 +5,6 @@ import { systemClock } from "./core/clock.ts";
 import { BonsaiError } from "./core/errors.ts";
 import { cryptoRandom, ulidSource } from "./core/ids.ts";
 import { EXIT, exitCodeFor } from "./commands/exit_codes.ts";
-import { runCli } from "./commands/program.ts";
 import type { World } from "./commands/world.ts";
 import { BrokenPipe, fileSink, inquirerPrompter } from "./tui/terminal.ts";
 
@@ -26,7 +25,14 @@ const world: World = {
 Deno.exit(await main(Deno.args));
 
 async function main(args: string[]): Promise<number> {
+  // The version needs no command-line parser: answer before loading one (commander is
+  // CommonJS, and Deno's CommonJS loader costs ~50 ms to start).
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
+    world.stdout.write(`bonsai ${world.version}\n`);
+    return EXIT.OK;
+  }
   try {
+    const { runCli } = await import("./commands/program.ts");
     return await runCli(args, world);
   } catch (err) {
     return report(err, args);

@@ -1,0 +1,58 @@
+// Shared helpers for benchmark scripts: percentiles, timing whole processes, data folders.
+import { join } from "node:path";
+
+/** The repository root. */
+export const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** Where generated benchmark data lives (git-ignored). */
+export function benchDir(name: string): string {
+  return join(ROOT, ".bench", name);
+}
+
+/** The p-th percentile (0-100) of samples, nearest-rank. */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/** Rounds to 3 decimals for JSON output. */
+export function round(n: number, digits = 3): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+/** Summary statistics in milliseconds. */
+export function stats(
+  samples: readonly number[],
+): { runs: number; p50_ms: number; p95_ms: number; p99_ms: number; max_ms: number } {
+  return {
+    runs: samples.length,
+    p50_ms: round(percentile(samples, 50)),
+    p95_ms: round(percentile(samples, 95)),
+    p99_ms: round(percentile(samples, 99)),
+    max_ms: round(Math.max(...samples)),
+  };
+}
+
+/** Wall time of running bonsai (`deno run -A main.ts ...`) once, in ms; fails if it fails. */
+export async function timeBonsai(args: string[], env: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", join(ROOT, "main.ts"), ...args],
+    env: { NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const elapsed = performance.now() - started;
+  if (!out.success) {
+    throw new Error(`bonsai ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  return elapsed;
+}
+
+/** Writes progress to stderr (benchmarks keep stdout for their one JSON object). */
+export function progress(text: string): void {
+  Deno.stderr.writeSync(new TextEncoder().encode(`${text}\n`));
+}
