@@ -72,6 +72,22 @@ export interface NewSession {
   readonly id?: string;
 }
 
+/** The fields of a session row that its owning process changes. */
+export interface SessionMeta {
+  readonly title: string;
+  readonly titleSource: TitleSource;
+  readonly status: SessionStatus;
+  readonly endReason: string | null;
+  readonly endDetail: string | null;
+  readonly activeMs: number;
+  readonly heartbeatAt: number | null;
+  readonly ownerPid: number | null;
+  readonly ownerHost: string | null;
+  readonly provider: string | null;
+  readonly model: string | null;
+  readonly reasoning: string | null;
+}
+
 /** Filters for listing sessions. */
 export interface ListSessionsOptions {
   /** Only this project's sessions (canonical root); all projects when absent. */
@@ -253,6 +269,57 @@ export class SessionStore {
       reason,
       this.#db.redactor.redactOptional(detail),
     ]);
+  }
+
+  /** Writes the mutable fields a live process keeps in memory (the persister's meta group). */
+  saveMeta(id: string, meta: SessionMeta): void {
+    const r = this.#db.redactor;
+    this.#update(
+      id,
+      `title = ?, title_source = ?, status = ?, end_reason = ?, end_detail = ?, active_ms = ?,
+       heartbeat_at = ?, owner_pid = ?, owner_host = ?, provider = ?, model = ?, reasoning = ?`,
+      [
+        r.redact(meta.title),
+        meta.titleSource,
+        meta.status,
+        meta.endReason,
+        r.redactOptional(meta.endDetail),
+        Math.round(meta.activeMs),
+        meta.heartbeatAt,
+        meta.ownerPid,
+        meta.ownerHost,
+        meta.provider,
+        meta.model,
+        meta.reasoning,
+      ],
+    );
+  }
+
+  /** Stamps liveness (L3) without touching content recency; also saves active time so far. */
+  heartbeat(id: string, at: number, activeMs: number): void {
+    this.#db.prepare("UPDATE sessions SET heartbeat_at = ?, active_ms = ? WHERE id = ?").run(
+      at,
+      Math.round(activeMs),
+      id,
+    );
+  }
+
+  /**
+   * Boot recovery (L5): sessions left `active` whose owner stopped heartbeating more than
+   * `staleMs` ago become `interrupted`. Rows with a fresh heartbeat belong to a live process.
+   * Returns the ids changed.
+   */
+  recoverInterrupted(now: number, staleMs: number): string[] {
+    return this.#db.write(() => {
+      const rows = this.#db.prepare(
+        `SELECT id FROM sessions WHERE status = 'active' AND coalesce(heartbeat_at, created_at) < ?`,
+      ).all(now - staleMs) as { id: string }[];
+      const stmt = this.#db.prepare(
+        "UPDATE sessions SET status = 'interrupted', end_reason = 'crash', end_detail = NULL WHERE id = ?",
+      );
+      for (const r of rows) stmt.run(r.id);
+      return rows.map((r) => r.id);
+    });
   }
 
   /** Deletes a session and everything hanging off it (messages, FTS rows, ledger, ...). */

@@ -1,0 +1,490 @@
+import type { Clock } from "../clock.ts";
+import type { Env } from "../home.ts";
+import type {
+  AssistantMessage,
+  AttemptRecord,
+  ChatMessage,
+  ContentBlock,
+  ModelClient,
+  ProviderFailure,
+  Reasoning,
+} from "../providers/types.ts";
+import type { SessionRuntime } from "../session/runtime.ts";
+import type { Lane, LedgerEntry } from "../storage/ledger.ts";
+import { priceTokens } from "../usage/pricing.ts";
+import {
+  type BudgetLimits,
+  checkBudgets,
+  costEnforcement,
+  type Exhaustion,
+  type SessionUsage,
+} from "./budget.ts";
+import { CacheTracker } from "./cache_telemetry.ts";
+import type { PermissionGate } from "./permissions.ts";
+import { ToolRunner } from "./tool_runner.ts";
+import type { ToolRegistry } from "./tools/registry.ts";
+import type { RecallHit } from "./tools/tool.ts";
+
+/** What the loop reports while it works; front ends render these. */
+export type AgentEvent =
+  | { readonly type: "turn_start"; readonly turn: number }
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "thinking"; readonly text: string }
+  | {
+    readonly type: "tool_start";
+    readonly callId: string;
+    readonly name: string;
+    readonly summary: string;
+  }
+  | {
+    readonly type: "tool_end";
+    readonly callId: string;
+    readonly name: string;
+    readonly status: string;
+    readonly summary: string;
+    readonly durationMs: number;
+  }
+  | { readonly type: "permission"; readonly text: string; readonly granted: boolean }
+  | {
+    readonly type: "retry";
+    readonly attempt: number;
+    readonly delayMs: number;
+    readonly message: string;
+  }
+  | { readonly type: "usage"; readonly entry: LedgerEntry };
+
+/** How a run ended. */
+export type RunStatus = "completed" | "budget_exhausted" | "cancelled" | "failed";
+
+/** Token totals of a run, by kind. */
+export interface RunUsageTotals {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly reasoningTokens: number;
+}
+
+/** The outcome of one run (a prompt and everything the agent did for it). */
+export interface RunResult {
+  readonly status: RunStatus;
+  /** The final assistant text (or what streamed before the end). */
+  readonly result: string;
+  /** Model turns completed in this run. */
+  readonly turns: number;
+  readonly usage: RunUsageTotals;
+  readonly cost: {
+    readonly usd: number;
+    readonly exact: boolean;
+    readonly unpricedTurns: number;
+    /** Present when a session cost limit is set: whether it could be enforced exactly. */
+    readonly enforcement: { readonly enforced: boolean; readonly reason: string | null } | null;
+  };
+  readonly budgetExhaustion: Exhaustion | null;
+  readonly error: { readonly kind: string; readonly message: string } | null;
+  /** The ledger rows this run produced. */
+  readonly ledger: readonly LedgerEntry[];
+}
+
+/** Fixed settings of an agent. */
+export interface AgentConfig {
+  readonly provider: string;
+  readonly model: string;
+  readonly reasoning: Reasoning | null;
+  readonly maxOutputTokens: number;
+  readonly lane: Lane;
+  readonly systemPrompt: string;
+  readonly limits: BudgetLimits;
+}
+
+/** What the agent works with. */
+export interface AgentDeps {
+  readonly runtime: SessionRuntime;
+  readonly client: ModelClient;
+  readonly tools: ToolRegistry;
+  readonly permissions: PermissionGate;
+  readonly clock: Clock;
+  readonly env: Env;
+  /** Canonical project root. */
+  readonly root: string;
+  readonly projectId: number;
+  readonly recall: (query: string, limit: number) => RecallHit[];
+  /** The session's totals from the persisted ledger (called after a flush). */
+  readonly sessionUsage: () => SessionUsage;
+}
+
+type TurnOutcome =
+  | { kind: "ok"; message: AssistantMessage }
+  | {
+    kind: "stopped";
+    status: RunStatus;
+    failure: ProviderFailure;
+    exhaustion: Exhaustion | null;
+    text: string;
+  };
+
+/**
+ * The agent loop: model turn, then the tool calls it asked for (in order), then the next
+ * turn, until the model stops, the user cancels, a budget ends it, or the provider fails.
+ * Everything is recorded on the session runtime as it happens and flushed at every step.
+ */
+export class Agent {
+  readonly #deps: AgentDeps;
+  readonly #config: AgentConfig;
+  readonly #cache = new CacheTracker();
+  readonly #tools: ToolRunner;
+
+  constructor(deps: AgentDeps, config: AgentConfig) {
+    this.#deps = deps;
+    this.#config = config;
+    this.#tools = new ToolRunner(deps, config.limits);
+  }
+
+  /** Runs one prompt to the end. Never throws for provider or tool failures. */
+  async run(
+    prompt: string,
+    options: { signal: AbortSignal; onEvent?: (e: AgentEvent) => void },
+  ): Promise<RunResult> {
+    const { runtime, clock } = this.#deps;
+    const emit = options.onEvent ?? (() => {});
+    const startedAt = clock.now();
+    const ledger: LedgerEntry[] = [];
+    const record = (e: AgentEvent) => {
+      if (e.type === "usage") ledger.push(e.entry);
+      emit(e);
+    };
+    runtime.beginRun(startedAt);
+    const userSeq = runtime.addMessage({ role: "user", text: prompt });
+    runtime.addContext({ role: "user", content: [{ type: "text", text: prompt }] }, userSeq);
+    deriveTitle(runtime, prompt);
+    runtime.flush();
+    let turns = 0;
+    let lastText = "";
+    let end: Pick<RunResult, "status" | "budgetExhaustion" | "error">;
+    try {
+      for (;;) {
+        if (options.signal.aborted) {
+          end = stopped("cancelled", null, { kind: "cancelled", message: "cancelled by the user" });
+          break;
+        }
+        const exhaustion = checkBudgets(
+          this.#config.limits,
+          { turns, startedAt, now: clock.now() },
+          this.#deps.sessionUsage(),
+        );
+        if (exhaustion) {
+          end = stopped("budget_exhausted", exhaustion, null);
+          break;
+        }
+        record({ type: "turn_start", turn: turns + 1 });
+        const outcome = await this.#modelTurn(options.signal, record);
+        if (outcome.kind === "stopped") {
+          lastText = outcome.text || lastText;
+          end = stopped(
+            outcome.status,
+            outcome.exhaustion,
+            outcome.status === "budget_exhausted"
+              ? null
+              : { kind: outcome.failure.kind, message: outcome.failure.message },
+          );
+          break;
+        }
+        turns++;
+        lastText = textOf(outcome.message.content) || lastText;
+        const calls = outcome.message.content.filter((b) => b.type === "tool_call");
+        if (calls.length === 0) {
+          end = stopped("completed", null, null);
+          break;
+        }
+        const cancelled = await this.#tools.runAll(calls, options.signal, record);
+        if (cancelled) {
+          end = stopped("cancelled", null, { kind: "cancelled", message: "cancelled by the user" });
+          break;
+        }
+      }
+    } finally {
+      runtime.endRun(clock.now());
+      runtime.flush();
+    }
+    return this.#result(end, lastText, turns, ledger);
+  }
+
+  /** One model call with retries; records the transcript, context and ledger as it streams. */
+  async #modelTurn(signal: AbortSignal, emit: (e: AgentEvent) => void): Promise<TurnOutcome> {
+    const { runtime, client, clock } = this.#deps;
+    const { limits } = this.#config;
+    const messages: ChatMessage[] = runtime.context.map((c) => c.message);
+    const telemetry = this.#cache.observe(
+      this.#config.systemPrompt,
+      this.#deps.tools.specs,
+      messages,
+      clock.now(),
+    );
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    // Per-attempt watchdogs: generation time and streamed characters (B2).
+    let watchdog: Exhaustion | null = null;
+    let attemptChars = 0;
+    let attemptTimer: ReturnType<typeof setTimeout> | undefined;
+    const armTimer = () => {
+      clearTimeout(attemptTimer);
+      if (limits.maxGenerationMs === undefined) return;
+      const armedAt = clock.now();
+      attemptTimer = setTimeout(() => {
+        watchdog = {
+          reason: "generation_time",
+          limit: limits.maxGenerationMs!,
+          used: clock.now() - armedAt,
+        };
+        controller.abort("generation_time");
+      }, limits.maxGenerationMs);
+    };
+    const countChars = (n: number) => {
+      attemptChars += n;
+      if (
+        limits.maxOutputChars !== undefined && attemptChars > limits.maxOutputChars && !watchdog
+      ) {
+        watchdog = { reason: "output_chars", limit: limits.maxOutputChars, used: attemptChars };
+        controller.abort("output_chars");
+      }
+    };
+    let textSeq: number | null = null;
+    let thinkingSeq: number | null = null;
+    const append = (kind: "text" | "thinking", delta: string) => {
+      let seq = kind === "text" ? textSeq : thinkingSeq;
+      if (seq === null) {
+        seq = runtime.addMessage({ role: "assistant", kind, text: "", status: "streaming" });
+        if (kind === "text") textSeq = seq;
+        else thinkingSeq = seq;
+      }
+      runtime.updateMessage(seq, { text: runtime.messageText(seq) + delta });
+    };
+    const settle = (status: "complete" | "cancelled" | "failed") => {
+      for (const seq of [textSeq, thinkingSeq]) {
+        if (seq !== null) runtime.updateMessage(seq, { status });
+      }
+    };
+    armTimer();
+    try {
+      for await (
+        const ev of client.stream({
+          model: this.#config.model,
+          system: this.#config.systemPrompt,
+          messages,
+          tools: this.#deps.tools.specs,
+          maxOutputTokens: this.#config.maxOutputTokens,
+          reasoning: this.#config.reasoning,
+          cacheKey: runtime.session.cacheKey,
+          signal: controller.signal,
+        })
+      ) {
+        switch (ev.type) {
+          case "text_delta":
+            append("text", ev.text);
+            countChars(ev.text.length);
+            emit({ type: "text", text: ev.text });
+            break;
+          case "thinking_delta":
+            append("thinking", ev.text);
+            countChars(ev.text.length);
+            emit({ type: "thinking", text: ev.text });
+            break;
+          case "tool_call_delta":
+            countChars(ev.partialJson.length);
+            break;
+          case "tool_call_start":
+            break;
+          case "attempt": {
+            const entry = this.#ledgerEntry(ev.record, telemetry);
+            const ref = runtime.addLedger(entry);
+            for (const seq of [textSeq, thinkingSeq]) {
+              if (seq !== null) runtime.updateMessage(seq, {}, ref);
+            }
+            emit({ type: "usage", entry });
+            if (ev.record.failure) {
+              // This attempt's partial output stays in the transcript, marked failed.
+              settle(ev.record.failure.kind === "cancelled" ? "cancelled" : "failed");
+              textSeq = thinkingSeq = null;
+            }
+            runtime.flush();
+            break;
+          }
+          case "retry":
+            runtime.addMessage({
+              role: "system",
+              kind: "notice",
+              text: `Provider error (${ev.failure.message}); retrying in ${
+                (ev.delayMs / 1000).toFixed(1)
+              }s`,
+            });
+            emit({
+              type: "retry",
+              attempt: ev.attempt,
+              delayMs: ev.delayMs,
+              message: ev.failure.message,
+            });
+            attemptChars = 0;
+            armTimer();
+            break;
+          case "done":
+            settle("complete");
+            this.#recordAssistant(ev.message);
+            runtime.flush();
+            return { kind: "ok", message: ev.message };
+          case "error":
+            return this.#stop(ev.failure, ev.partial, watchdog);
+        }
+      }
+      throw new TypeError("model stream ended without done or error");
+    } finally {
+      clearTimeout(attemptTimer);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** The assistant's final message: tool-call entries in the transcript, the message in the context. */
+  #recordAssistant(message: AssistantMessage): void {
+    const { runtime } = this.#deps;
+    let lastSeq: number | null = null;
+    for (const b of message.content) {
+      if (b.type !== "tool_call") continue;
+      const tool = this.#deps.tools.get(b.name);
+      const parsed = tool?.schema.safeParse(b.input);
+      const summary = parsed?.success ? tool!.describe(parsed.data) : b.rawInput.slice(0, 200);
+      lastSeq = runtime.addMessage({
+        role: "assistant",
+        kind: "tool_call",
+        text: `${b.name} ${summary}`,
+        toolCallId: b.id,
+        toolName: b.name,
+        toolArgs: b.rawInput || "{}",
+      });
+      this.#tools.rememberCall(b.id, lastSeq);
+    }
+    const content = message.content.filter((b) => b.type !== "text" || b.text !== "");
+    runtime.addContext({ role: "assistant", content }, lastSeq ?? runtime.lastSeq);
+  }
+
+  /** Ends a turn that failed: keep the partial text (in the context too), type the reason. */
+  #stop(
+    failure: ProviderFailure,
+    partial: AssistantMessage,
+    watchdog: Exhaustion | null,
+  ): TurnOutcome {
+    const { runtime } = this.#deps;
+    const text = textOf(partial.content);
+    if (text) {
+      runtime.addContext({ role: "assistant", content: [{ type: "text", text }] }, runtime.lastSeq);
+    }
+    if (watchdog) {
+      return { kind: "stopped", status: "budget_exhausted", failure, exhaustion: watchdog, text };
+    }
+    if (failure.kind === "cancelled") {
+      return { kind: "stopped", status: "cancelled", failure, exhaustion: null, text };
+    }
+    runtime.addMessage({ role: "system", kind: "error", text: failure.message, isError: true });
+    runtime.flush();
+    if (failure.rateLimited) {
+      return {
+        kind: "stopped",
+        status: "budget_exhausted",
+        failure,
+        exhaustion: { reason: "provider_rate_limit", limit: 0, used: 0 },
+        text,
+      };
+    }
+    return { kind: "stopped", status: "failed", failure, exhaustion: null, text };
+  }
+
+  #ledgerEntry(
+    record: AttemptRecord,
+    telemetry: { prefixHash: string; prefixRewrite: boolean },
+  ): LedgerEntry {
+    const u = record.usage;
+    const prompt = u.inputTokens + u.cacheReadTokens + u.cacheWrite5mTokens + u.cacheWrite1hTokens;
+    const cost = priceTokens(record.model, u);
+    const expected = record.failure ? null : this.#cache.settle(prompt);
+    return {
+      sessionId: this.#deps.runtime.id,
+      projectId: this.#deps.projectId,
+      lane: this.#config.lane,
+      provider: this.#config.provider,
+      model: record.model,
+      attempt: record.attempt,
+      requestId: record.requestId,
+      responseId: record.responseId,
+      inputTokens: u.inputTokens,
+      outputTokens: u.outputTokens,
+      cacheReadTokens: u.cacheReadTokens,
+      cacheWrite5mTokens: u.cacheWrite5mTokens,
+      cacheWrite1hTokens: u.cacheWrite1hTokens,
+      reasoningTokens: u.reasoningTokens,
+      usageExact: u.exact,
+      outputChars: record.outputChars,
+      costUsd: cost.usd,
+      baselineCostUsd: cost.baselineUsd,
+      finishReason: record.stopReason,
+      error: record.failure?.message ?? null,
+      latencyMs: record.latencyMs,
+      ttftMs: record.ttftMs,
+      prefixHash: telemetry.prefixHash,
+      prefixRewrite: telemetry.prefixRewrite,
+      expectedCacheReadPct: expected,
+      actualCacheReadPct: prompt > 0 ? Math.round((u.cacheReadTokens / prompt) * 1000) / 10 : null,
+      createdAt: record.startedAt,
+    };
+  }
+
+  #result(
+    end: Pick<RunResult, "status" | "budgetExhaustion" | "error">,
+    text: string,
+    turns: number,
+    ledger: LedgerEntry[],
+  ): RunResult {
+    const sum = (f: (e: LedgerEntry) => number) => ledger.reduce((a, e) => a + f(e), 0);
+    const unpriced = ledger.filter((e) => e.costUsd === null).length;
+    const inexact = ledger.filter((e) => !e.usageExact).length;
+    return {
+      ...end,
+      result: text,
+      turns,
+      usage: {
+        inputTokens: sum((e) => e.inputTokens),
+        outputTokens: sum((e) => e.outputTokens),
+        cacheReadTokens: sum((e) => e.cacheReadTokens),
+        cacheWriteTokens: sum((e) => e.cacheWrite5mTokens + e.cacheWrite1hTokens),
+        reasoningTokens: sum((e) => e.reasoningTokens),
+      },
+      cost: {
+        usd: Math.round(sum((e) => e.costUsd ?? 0) * 1e6) / 1e6,
+        exact: unpriced === 0 && inexact === 0,
+        unpricedTurns: unpriced,
+        enforcement: costEnforcement(this.#config.limits, this.#deps.sessionUsage()),
+      },
+      ledger,
+    };
+  }
+}
+
+function stopped(
+  status: RunStatus,
+  budgetExhaustion: Exhaustion | null,
+  error: RunResult["error"],
+): Pick<RunResult, "status" | "budgetExhaustion" | "error"> {
+  return { status, budgetExhaustion, error };
+}
+
+function textOf(content: readonly ContentBlock[]): string {
+  return content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+}
+
+/** L4: the first prompt names the session unless someone already did. */
+function deriveTitle(runtime: SessionRuntime, prompt: string): void {
+  if (runtime.session.titleSource !== "default") return;
+  const line = prompt.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
+  if (!line) return;
+  const flat = line.replace(/\s+/g, " ");
+  const title = flat.length <= 60 ? flat : `${flat.slice(0, 60).replace(/\s+\S*$/, "")}…`;
+  runtime.setTitle(title, "derived");
+}

@@ -1,0 +1,264 @@
+import { BonsaiError } from "../errors.ts";
+import type { ContentBlock } from "../providers/types.ts";
+import type { ToolCallRecord, ToolCallStatus } from "../storage/tool_calls.ts";
+import type { BudgetLimits } from "./budget.ts";
+import type { AgentDeps, AgentEvent } from "./loop.ts";
+import { describeDecision } from "./permissions.ts";
+import type { Tool, ToolContext, ToolResult } from "./tools/tool.ts";
+
+type ToolCallBlock = Extract<ContentBlock, { type: "tool_call" }>;
+
+/** Characters of a tool result kept in the searchable transcript text (the full result is stored too). */
+const TRANSCRIPT_TEXT_CHARS = 4000;
+
+/**
+ * Runs the tool calls of one assistant message, in order: validates arguments (bad ones
+ * become tool errors, never crashes), asks permission, applies the tool time limit, and
+ * records calls, results, diffs and permission decisions.
+ */
+export class ToolRunner {
+  readonly #deps: AgentDeps;
+  readonly #limits: BudgetLimits;
+  readonly #callSeqs = new Map<string, number>();
+
+  constructor(deps: AgentDeps, limits: BudgetLimits) {
+    this.#deps = deps;
+    this.#limits = limits;
+  }
+
+  /** Remembers the transcript entry of a call, for its tool_calls row. */
+  rememberCall(callId: string, seq: number): void {
+    this.#callSeqs.set(callId, seq);
+  }
+
+  /** Runs every call; returns true when the user cancelled. Results go to the context as one user message. */
+  async runAll(
+    calls: ToolCallBlock[],
+    signal: AbortSignal,
+    emit: (e: AgentEvent) => void,
+  ): Promise<boolean> {
+    const { runtime } = this.#deps;
+    const results: ContentBlock[] = [];
+    for (const call of calls) {
+      const result = signal.aborted
+        ? await this.#skip(call, "cancelled")
+        : await this.#runOne(call, signal, emit);
+      results.push({
+        type: "tool_result",
+        toolCallId: call.id,
+        content: result.output,
+        isError: result.isError,
+      });
+      runtime.flush();
+    }
+    runtime.addContext({ role: "user", content: results }, runtime.lastSeq);
+    runtime.flush();
+    return signal.aborted;
+  }
+
+  #skip(call: ToolCallBlock, status: ToolCallStatus): Promise<ToolResult> {
+    const result = { output: "Not run: the user cancelled", isError: true };
+    this.#record(call, status, result, this.#deps.clock.now());
+    return Promise.resolve(result);
+  }
+
+  async #runOne(
+    call: ToolCallBlock,
+    signal: AbortSignal,
+    emit: (e: AgentEvent) => void,
+  ): Promise<ToolResult> {
+    const { runtime, clock } = this.#deps;
+    const startedAt = clock.now();
+    const tool = this.#deps.tools.get(call.name);
+    const parsed = tool ? tool.schema.safeParse(call.input) : null;
+    const summary = tool && parsed?.success
+      ? tool.describe(parsed.data)
+      : call.rawInput.slice(0, 120);
+    this.#record(call, "running", null, startedAt);
+    emit({ type: "tool_start", callId: call.id, name: call.name, summary });
+    runtime.flush();
+    let status: ToolCallStatus;
+    let result: ToolResult;
+    if (!tool) {
+      [status, result] = [
+        "error",
+        error(`Unknown tool '${call.name}'. Available: ${this.#deps.tools.names.join(", ")}`),
+      ];
+    } else if (call.input === null) {
+      [status, result] = [
+        "error",
+        error(`The arguments were not valid JSON: ${call.rawInput.slice(0, 300)}`),
+      ];
+    } else if (!parsed!.success) {
+      const issues = parsed!.error.issues.map((i) =>
+        `${i.path.join(".") || "(arguments)"}: ${i.message}`
+      );
+      [status, result] = [
+        "error",
+        error(`Invalid arguments for ${call.name}: ${issues.join("; ")}`),
+      ];
+    } else {
+      [status, result] = await this.#execute(tool, call, parsed!.data, summary, signal, emit);
+    }
+    const endedAt = clock.now();
+    this.#record(call, status, result, startedAt, endedAt);
+    runtime.addMessage({
+      role: "tool",
+      kind: "tool_result",
+      text: result.output.length > TRANSCRIPT_TEXT_CHARS
+        ? result.output.slice(0, TRANSCRIPT_TEXT_CHARS)
+        : result.output,
+      toolCallId: call.id,
+      toolName: call.name,
+      toolResult: result.fullOutput ?? result.output,
+      isError: result.isError,
+    });
+    emit({
+      type: "tool_end",
+      callId: call.id,
+      name: call.name,
+      status,
+      summary: result.summary ?? (result.isError ? "error" : "ok"),
+      durationMs: endedAt - startedAt,
+    });
+    return result;
+  }
+
+  async #execute(
+    tool: Tool,
+    call: ToolCallBlock,
+    args: unknown,
+    summary: string,
+    signal: AbortSignal,
+    emit: (e: AgentEvent) => void,
+  ): Promise<[ToolCallStatus, ToolResult]> {
+    const { runtime } = this.#deps;
+    if (tool.permission !== "none") {
+      const request = { tool: tool.name, kind: tool.permission, summary };
+      const decision = await this.#deps.permissions.decide(request);
+      const text = describeDecision(request, decision);
+      runtime.addMessage({
+        role: "system",
+        kind: "permission",
+        text,
+        toolCallId: call.id,
+        toolName: tool.name,
+      });
+      emit({ type: "permission", text, granted: decision.granted });
+      if (!decision.granted) {
+        const why = decision.by === "headless"
+          ? `Permission denied: ${tool.permission} tools are not allowed in this run (the user must pass --allow ${tool.permission})`
+          : "Permission denied by the user";
+        return ["denied", error(why)];
+      }
+    }
+    const timeoutMs = this.#limits.toolTimeoutMs ?? null;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort("cancelled");
+    signal.addEventListener("abort", onAbort, { once: true });
+    let timedOut = false;
+    const timer = timeoutMs === null ? undefined : setTimeout(() => {
+      timedOut = true;
+      controller.abort("timeout");
+    }, timeoutMs);
+    try {
+      const ctx = this.#context(call.id, controller.signal, timeoutMs);
+      // A tool that stops itself on abort is awaited (its partial output is worth keeping).
+      const running = tool.run(args, ctx);
+      const result = await (tool.stopsOnAbort ? running : raceAbort(running, controller.signal));
+      if (result.timedOut || timedOut) return ["timeout", { ...result, isError: true }];
+      if (signal.aborted) return ["cancelled", { ...result, isError: true }];
+      return [result.isError ? "error" : "ok", result];
+    } catch (err) {
+      if (timedOut) {
+        return ["timeout", error(`${tool.name} timed out after ${timeoutMs} ms and was stopped`)];
+      }
+      if (signal.aborted) return ["cancelled", error(`${tool.name} was cancelled by the user`)];
+      const message = err instanceof BonsaiError
+        ? err.message
+        : `${tool.name} failed: ${err instanceof Error ? err.message : err}`;
+      return ["error", error(message)];
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  #context(callId: string, signal: AbortSignal, timeoutMs: number | null): ToolContext {
+    const { runtime, clock } = this.#deps;
+    return {
+      root: this.#deps.root,
+      callId,
+      signal,
+      clock,
+      env: this.#deps.env,
+      timeoutMs,
+      files: {
+        knownHash: (rel) => runtime.knownHash(rel),
+        recordRead: (r) =>
+          runtime.recordRead({
+            path: r.rel,
+            startLine: r.startLine,
+            endLine: r.endLine,
+            contentHash: r.contentHash,
+            fileHash: r.fileHash,
+            callId,
+            readAt: clock.now(),
+          }),
+        recordWrite: (rel, hash) => runtime.recordWrite(rel, hash, clock.now()),
+      },
+      setTitle: (title) => {
+        // A title the user chose wins over the agent's.
+        if (runtime.session.titleSource !== "user") runtime.setTitle(title, "agent");
+      },
+      setPlan: (plan, todos) => runtime.setPlan({ plan, todos }),
+      recall: this.#deps.recall,
+    };
+  }
+
+  #record(
+    call: ToolCallBlock,
+    status: ToolCallStatus,
+    result: ToolResult | null,
+    startedAt: number,
+    endedAt?: number,
+  ) {
+    const record: ToolCallRecord = {
+      callId: call.id,
+      messageSeq: this.#callSeqs.get(call.id) ?? null,
+      toolName: call.name,
+      args: call.rawInput || "{}",
+      status,
+      result: result ? (result.fullOutput ?? result.output) : null,
+      diff: result?.diff ?? null,
+      exitCode: result?.exitCode ?? null,
+      startedAt,
+      endedAt: endedAt ?? null,
+      durationMs: endedAt === undefined ? null : endedAt - startedAt,
+    };
+    this.#deps.runtime.putToolCall(record);
+  }
+}
+
+function error(message: string): ToolResult {
+  return { output: message, isError: true, summary: "error" };
+}
+
+/** Settles with the tool's result, or rejects as soon as the signal aborts (tools that ignore it). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,433 @@
+import { z } from "zod";
+import type { ChatMessage } from "../providers/types.ts";
+import type { Db } from "../storage/db.ts";
+import { ContextItemStore } from "../storage/context_items.ts";
+import { type ChangedFile, FileRecordStore, type ReadEvidence } from "../storage/file_records.ts";
+import { type LedgerEntry, LedgerStore } from "../storage/ledger.ts";
+import { type MessageInput, MessageStore } from "../storage/messages.ts";
+import { SnapshotGroupStore } from "../storage/snapshot_groups.ts";
+import {
+  type Session,
+  type SessionMeta,
+  type SessionStatus,
+  SessionStore,
+  type TitleSource,
+} from "../storage/sessions.ts";
+import { type ToolCallRecord, ToolCallStore } from "../storage/tool_calls.ts";
+import { decodeMessage, encodeMessage, estimateTokens } from "./context_codec.ts";
+import { signature } from "./signature.ts";
+
+/** A model-facing message with its bookkeeping. */
+export interface ContextEntry {
+  readonly seq: number;
+  readonly message: ChatMessage;
+  readonly messageSeq: number | null;
+  readonly tokensEst: number;
+  readonly createdAt: number;
+}
+
+/** A todo of the plan. */
+export interface PlanTodo {
+  readonly id: string;
+  readonly content: string;
+  readonly status: "pending" | "in_progress" | "completed";
+}
+
+/** The plan canvas and todos (snapshot group `plan`). */
+export interface Plan {
+  readonly plan: string | null;
+  readonly todos: readonly PlanTodo[];
+}
+
+/** A ledger entry waiting for its row id (messages link to it). */
+export interface LedgerRef {
+  id: number | null;
+  readonly entry: LedgerEntry;
+}
+
+interface TranscriptEntry {
+  input: MessageInput;
+  ledger: LedgerRef | null;
+}
+
+const EMPTY_PLAN: Plan = { plan: null, todos: [] };
+
+/**
+ * One live session in memory: everything it produces is recorded here first and written by
+ * `flush()` — only what changed since the last flush, all in one transaction (L2). Every
+ * front end (REPL, headless, API) drives a session through this object.
+ */
+export class SessionRuntime {
+  readonly #db: Db;
+  #session: Session;
+  #meta: SessionMeta;
+  #metaDirty = false;
+  #lastSeq: number;
+  readonly #transcript = new Map<number, TranscriptEntry>();
+  readonly #dirtyMessages = new Set<number>();
+  readonly #context: ContextEntry[];
+  #contextPersisted: number;
+  readonly #toolCalls = new Map<string, ToolCallRecord>();
+  readonly #dirtyCalls = new Set<string>();
+  #pendingReads: ReadEvidence[] = [];
+  readonly #changed: Map<string, ChangedFile>;
+  readonly #dirtyChanged = new Set<string>();
+  #pendingLedger: LedgerRef[] = [];
+  #plan: Plan;
+  #fileHashes: Map<string, string>;
+  readonly #groupSignatures: Map<string, string>;
+  #dirtyGroups = new Set<string>();
+  #runStartedAt: number | null = null;
+
+  private constructor(db: Db, session: Session) {
+    this.#db = db;
+    this.#session = session;
+    this.#meta = metaOf(session);
+    this.#lastSeq = new MessageStore(db).lastSeq(session.id);
+    this.#context = new ContextItemStore(db).list(session.id).map((row) => ({
+      seq: row.seq,
+      message: decodeMessage(row.body, `${session.id}#${row.seq}`),
+      messageSeq: row.messageSeq,
+      tokensEst: row.tokensEst,
+      createdAt: row.createdAt,
+    }));
+    this.#contextPersisted = this.#context.length;
+    const files = new FileRecordStore(db);
+    this.#changed = new Map(files.changed(session.id).map((f) => [f.path, f]));
+    const groups = new SnapshotGroupStore(db).get(session.id);
+    this.#groupSignatures = new Map([...groups].map(([k, g]) => [k, g.signature]));
+    this.#plan = parseGroup(PlanSchema, groups.get("plan")?.body) ?? EMPTY_PLAN;
+    this.#fileHashes = new Map(
+      Object.entries(parseGroup(FileHashes, groups.get("files")?.body) ?? {}),
+    );
+  }
+
+  /** Loads a stored session (its context is the authority on resume). */
+  static load(db: Db, sessionId: string): SessionRuntime {
+    return db.read(() => new SessionRuntime(db, new SessionStore(db, NO_IDS).get(sessionId)));
+  }
+
+  /** The session row as of the last change. */
+  get session(): Session {
+    return { ...this.#session, ...this.#meta };
+  }
+
+  get id(): string {
+    return this.#session.id;
+  }
+
+  // --- transcript ---------------------------------------------------------------------
+
+  /** Appends a transcript entry; returns its seq. */
+  addMessage(input: MessageInput, ledger: LedgerRef | null = null): number {
+    const seq = ++this.#lastSeq;
+    this.#transcript.set(seq, {
+      input: { ...input, createdAt: input.createdAt ?? this.#db.clock.now() },
+      ledger,
+    });
+    this.#dirtyMessages.add(seq);
+    return seq;
+  }
+
+  /** Changes an entry this runtime added (a streaming reply growing, a final status). */
+  updateMessage(seq: number, patch: Partial<MessageInput>, ledger?: LedgerRef | null): void {
+    const entry = this.#transcript.get(seq);
+    if (!entry) throw new RangeError(`Transcript entry ${seq} was not written by this process`);
+    entry.input = { ...entry.input, ...patch };
+    if (ledger !== undefined) entry.ledger = ledger;
+    this.#dirtyMessages.add(seq);
+  }
+
+  /** Text of an entry this runtime added. */
+  messageText(seq: number): string {
+    return this.#transcript.get(seq)?.input.text ?? "";
+  }
+
+  /** The highest transcript seq so far. */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  // --- context --------------------------------------------------------------------------
+
+  /** Appends a model-facing message. */
+  addContext(message: ChatMessage, messageSeq: number | null): ContextEntry {
+    const entry: ContextEntry = {
+      seq: (this.#context[this.#context.length - 1]?.seq ?? 0) + 1,
+      message,
+      messageSeq,
+      tokensEst: estimateTokens(message),
+      createdAt: this.#db.clock.now(),
+    };
+    this.#context.push(entry);
+    return entry;
+  }
+
+  /** Every model-facing message, in order. */
+  get context(): readonly ContextEntry[] {
+    return this.#context;
+  }
+
+  // --- tool calls, files, ledger --------------------------------------------------------
+
+  /** Records a tool call (insert or update). */
+  putToolCall(record: ToolCallRecord): void {
+    this.#toolCalls.set(record.callId, record);
+    this.#dirtyCalls.add(record.callId);
+  }
+
+  /** Read evidence (S3) and the file's hash as the session now knows it. */
+  recordRead(read: ReadEvidence): void {
+    this.#pendingReads.push(read);
+    this.#setFileHash(read.path, read.fileHash);
+  }
+
+  /** A file the session wrote, with its new hash. */
+  recordWrite(path: string, fileHash: string, at: number): void {
+    const before = this.#changed.get(path);
+    this.#changed.set(path, {
+      path,
+      firstAt: before?.firstAt ?? at,
+      lastAt: at,
+      changes: (before?.changes ?? 0) + 1,
+    });
+    this.#dirtyChanged.add(path);
+    this.#setFileHash(path, fileHash);
+  }
+
+  /** The hash of the file as this session last read or wrote it. */
+  knownHash(path: string): string | null {
+    return this.#fileHashes.get(path) ?? null;
+  }
+
+  /** Files this session changed. */
+  get changedFiles(): readonly ChangedFile[] {
+    return [...this.#changed.values()];
+  }
+
+  /** Queues a ledger row; the returned ref gets its id at the next flush. */
+  addLedger(entry: LedgerEntry): LedgerRef {
+    const ref: LedgerRef = { id: null, entry };
+    this.#pendingLedger.push(ref);
+    return ref;
+  }
+
+  // --- plan, title, status, time ----------------------------------------------------------
+
+  /** The plan and todos. */
+  get plan(): Plan {
+    return this.#plan;
+  }
+
+  /** Replaces the plan and todos (todo_write). */
+  setPlan(plan: Plan): void {
+    this.#plan = plan;
+    this.#dirtyGroups.add("plan");
+  }
+
+  /** Renames the session. */
+  setTitle(title: string, source: TitleSource): void {
+    this.#setMeta({ title, titleSource: source });
+  }
+
+  /** Changes status and reason (terminal reasons are typed: quit, max_turns, sigterm, ...). */
+  setStatus(status: SessionStatus, reason: string | null, detail: string | null = null): void {
+    this.#setMeta({ status, endReason: reason, endDetail: detail });
+  }
+
+  /** Takes ownership for this process (status active, owner pid/host, fresh heartbeat). */
+  claim(owner: { pid: number; host: string }, now: number): void {
+    this.#setMeta({
+      status: "active",
+      endReason: null,
+      endDetail: null,
+      ownerPid: owner.pid,
+      ownerHost: owner.host,
+      heartbeatAt: now,
+    });
+  }
+
+  /** Pins the provider, model and reasoning the session runs with. */
+  setModel(provider: string, model: string, reasoning: string | null): void {
+    this.#setMeta({ provider, model, reasoning });
+  }
+
+  /** Starts the active-run timer (L3). */
+  beginRun(now: number): void {
+    this.#runStartedAt ??= now;
+  }
+
+  /** Stops the active-run timer, adding the foreground time to the session. */
+  endRun(now: number): void {
+    if (this.#runStartedAt === null) return;
+    this.#setMeta({ activeMs: this.#meta.activeMs + Math.max(0, now - this.#runStartedAt) });
+    this.#runStartedAt = null;
+  }
+
+  /** Active time including the run in progress. */
+  activeMs(now: number): number {
+    return this.#meta.activeMs +
+      (this.#runStartedAt === null ? 0 : Math.max(0, now - this.#runStartedAt));
+  }
+
+  /** Stamps the heartbeat (and active time so far) directly: liveness is not content. */
+  heartbeat(now: number): void {
+    this.#meta = { ...this.#meta, heartbeatAt: now };
+    new SessionStore(this.#db, NO_IDS).heartbeat(this.id, now, this.activeMs(now));
+  }
+
+  // --- persistence ------------------------------------------------------------------------
+
+  /** True when something changed since the last flush (cheap: no hashing, no I/O). */
+  get dirty(): boolean {
+    return this.#metaDirty || this.#dirtyMessages.size > 0 ||
+      this.#context.length > this.#contextPersisted ||
+      this.#dirtyCalls.size > 0 || this.#pendingReads.length > 0 || this.#dirtyChanged.size > 0 ||
+      this.#pendingLedger.length > 0 || this.#dirtyGroups.size > 0;
+  }
+
+  /**
+   * Writes every changed group in one transaction; unchanged groups cost nothing. Returns
+   * whether anything was written.
+   */
+  flush(): boolean {
+    if (!this.dirty) return false;
+    const groups = this.#changedGroups();
+    const db = this.#db;
+    const id = this.id;
+    db.write(() => {
+      if (this.#pendingLedger.length > 0) {
+        const ids = new LedgerStore(db).append(this.#pendingLedger.map((r) => r.entry));
+        this.#pendingLedger.forEach((ref, i) => (ref.id = ids[i]!));
+      }
+      const messages = new MessageStore(db);
+      for (const seq of [...this.#dirtyMessages].sort((a, b) => a - b)) {
+        const entry = this.#transcript.get(seq)!;
+        messages.put(id, seq, {
+          ...entry.input,
+          ledgerId: entry.ledger?.id ?? entry.input.ledgerId ?? null,
+        });
+      }
+      if (this.#context.length > this.#contextPersisted) {
+        new ContextItemStore(db).put(
+          id,
+          this.#context.slice(this.#contextPersisted).map((c) => ({
+            seq: c.seq,
+            role: c.message.role,
+            body: encodeMessage(c.message),
+            messageSeq: c.messageSeq,
+            tokensEst: c.tokensEst,
+            createdAt: c.createdAt,
+          })),
+        );
+      }
+      if (this.#dirtyCalls.size > 0) {
+        new ToolCallStore(db).put(id, [...this.#dirtyCalls].map((k) => this.#toolCalls.get(k)!));
+      }
+      const files = new FileRecordStore(db);
+      if (this.#pendingReads.length > 0) files.addReads(id, this.#pendingReads);
+      if (this.#dirtyChanged.size > 0) {
+        files.putChanged(
+          id,
+          [...this.#dirtyChanged].map((p) => this.#changed.get(p)!),
+        );
+      }
+      if (groups.length > 0) new SnapshotGroupStore(db).put(id, groups);
+      if (this.#metaDirty) new SessionStore(db, NO_IDS).saveMeta(id, this.#meta);
+    });
+    // Only after the commit: a failed transaction leaves everything dirty for the next try.
+    for (const g of groups) this.#groupSignatures.set(g.grp, g.signature);
+    this.#dirtyMessages.clear();
+    this.#contextPersisted = this.#context.length;
+    this.#dirtyCalls.clear();
+    this.#pendingReads = [];
+    this.#dirtyChanged.clear();
+    this.#pendingLedger = [];
+    this.#dirtyGroups.clear();
+    this.#metaDirty = false;
+    this.#dropSettledMessages();
+    return true;
+  }
+
+  #changedGroups() {
+    const out = [];
+    const now = this.#db.clock.now();
+    for (const grp of this.#dirtyGroups) {
+      const body = grp === "plan"
+        ? JSON.stringify(this.#plan)
+        : JSON.stringify(Object.fromEntries(this.#fileHashes));
+      const sig = signature(body);
+      // Same content as stored: no write (L2).
+      if (this.#groupSignatures.get(grp) !== sig) {
+        out.push({ grp, signature: sig, body, updatedAt: now });
+      }
+    }
+    return out;
+  }
+
+  /** Forgets flushed entries that can no longer change, so memory stays flat. */
+  #dropSettledMessages(): void {
+    for (const [seq, entry] of this.#transcript) {
+      if (entry.input.status !== "streaming") this.#transcript.delete(seq);
+    }
+  }
+
+  #setFileHash(path: string, hash: string): void {
+    if (this.#fileHashes.get(path) === hash) return;
+    this.#fileHashes.set(path, hash);
+    this.#dirtyGroups.add("files");
+  }
+
+  #setMeta(patch: Partial<SessionMeta>): void {
+    this.#meta = { ...this.#meta, ...patch };
+    this.#metaDirty = true;
+  }
+}
+
+/** Session rows need no ids from the runtime (it never creates sessions). */
+const NO_IDS = {
+  next(): string {
+    throw new TypeError("SessionRuntime does not create sessions");
+  },
+  token(): string {
+    throw new TypeError("SessionRuntime does not create sessions");
+  },
+};
+
+function metaOf(s: Session): SessionMeta {
+  return {
+    title: s.title,
+    titleSource: s.titleSource,
+    status: s.status,
+    endReason: s.endReason,
+    endDetail: s.endDetail,
+    activeMs: s.activeMs,
+    heartbeatAt: s.heartbeatAt,
+    ownerPid: s.ownerPid,
+    ownerHost: s.ownerHost,
+    provider: s.provider,
+    model: s.model,
+    reasoning: s.reasoning,
+  };
+}
+
+const PlanSchema = z.object({
+  plan: z.string().nullable(),
+  todos: z.array(z.object({
+    id: z.string(),
+    content: z.string(),
+    status: z.enum(["pending", "in_progress", "completed"]),
+  })),
+});
+const FileHashes = z.record(z.string(), z.string());
+
+/** A stored group parsed with its schema; a damaged group starts over rather than blocking the session. */
+function parseGroup<T>(schema: z.ZodType<T>, body: string | undefined): T | null {
+  if (body === undefined) return null;
+  try {
+    const parsed = schema.safeParse(JSON.parse(body));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null; // not JSON: same as damaged
+  }
+}

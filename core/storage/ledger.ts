@@ -1,0 +1,238 @@
+import type { Db } from "./db.ts";
+
+/** Which part of the agent spent the tokens (U1). */
+export type Lane = "parent" | "subagent" | "self-review" | "compaction";
+
+/** One provider response (or failed attempt), normalised across providers. */
+export interface LedgerEntry {
+  readonly sessionId: string;
+  readonly projectId: number;
+  readonly lane: Lane;
+  readonly provider: string;
+  readonly model: string;
+  readonly attempt: number;
+  readonly requestId: string | null;
+  readonly responseId: string | null;
+  /** Uncached input tokens. */
+  readonly inputTokens: number;
+  /** Output tokens, reasoning included. */
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWrite5mTokens: number;
+  readonly cacheWrite1hTokens: number;
+  readonly reasoningTokens: number;
+  /** False when the provider reported no usage and the numbers are missing or estimated. */
+  readonly usageExact: boolean;
+  /** Characters streamed (output budgets count these, failed attempts included). */
+  readonly outputChars: number;
+  /** Null when the model has no known price. */
+  readonly costUsd: number | null;
+  readonly baselineCostUsd: number | null;
+  readonly finishReason: string | null;
+  readonly error: string | null;
+  readonly latencyMs: number | null;
+  readonly ttftMs: number | null;
+  readonly prefixHash: string | null;
+  readonly prefixRewrite: boolean;
+  readonly expectedCacheReadPct: number | null;
+  readonly actualCacheReadPct: number | null;
+  readonly externalId?: string | null;
+  readonly createdAt: number;
+}
+
+/** A stored ledger row. */
+export interface LedgerRow extends LedgerEntry {
+  readonly id: number;
+  readonly seq: number;
+}
+
+/** Sums over a session's ledger, for budgets and reports. */
+export interface LedgerTotals {
+  readonly turns: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly reasoningTokens: number;
+  readonly outputChars: number;
+  readonly costUsd: number;
+  readonly baselineCostUsd: number;
+  /** Rows without a known price. */
+  readonly unpricedTurns: number;
+  /** Rows without provider-reported usage. */
+  readonly inexactUsageTurns: number;
+}
+
+interface LedgerRecord {
+  id: number;
+  session_id: string;
+  project_id: number;
+  seq: number;
+  lane: Lane;
+  provider: string;
+  model: string;
+  attempt: number;
+  request_id: string | null;
+  response_id: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_5m_tokens: number;
+  cache_write_1h_tokens: number;
+  reasoning_tokens: number;
+  usage_exact: number;
+  output_chars: number;
+  cost_usd: number | null;
+  baseline_cost_usd: number | null;
+  finish_reason: string | null;
+  error: string | null;
+  latency_ms: number | null;
+  ttft_ms: number | null;
+  prefix_hash: string | null;
+  prefix_rewrite: number;
+  expected_cache_read_pct: number | null;
+  actual_cache_read_pct: number | null;
+  external_id: string | null;
+  created_at: number;
+}
+
+/** The usage ledger: one row per provider response. */
+export class LedgerStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** Appends rows after the session's last one; returns their ids. */
+  append(entries: readonly LedgerEntry[]): number[] {
+    const db = this.#db;
+    return db.write(() => {
+      const ids: number[] = [];
+      const nextSeq = new Map<string, number>();
+      for (const e of entries) {
+        const seq = (nextSeq.get(e.sessionId) ?? this.lastSeq(e.sessionId)) + 1;
+        nextSeq.set(e.sessionId, seq);
+        const { lastInsertRowid } = db.prepare(
+          `INSERT INTO ledger (session_id, project_id, seq, lane, provider, model, attempt, request_id,
+             response_id, input_tokens, output_tokens, cache_read_tokens, cache_write_5m_tokens,
+             cache_write_1h_tokens, reasoning_tokens, usage_exact, output_chars, cost_usd,
+             baseline_cost_usd, finish_reason, error, latency_ms, ttft_ms, prefix_hash, prefix_rewrite,
+             expected_cache_read_pct, actual_cache_read_pct, external_id, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          e.sessionId,
+          e.projectId,
+          seq,
+          e.lane,
+          e.provider,
+          e.model,
+          e.attempt,
+          e.requestId,
+          e.responseId,
+          e.inputTokens,
+          e.outputTokens,
+          e.cacheReadTokens,
+          e.cacheWrite5mTokens,
+          e.cacheWrite1hTokens,
+          e.reasoningTokens,
+          e.usageExact ? 1 : 0,
+          e.outputChars,
+          e.costUsd,
+          e.baselineCostUsd,
+          e.finishReason,
+          db.redactor.redactOptional(e.error),
+          e.latencyMs,
+          e.ttftMs,
+          e.prefixHash,
+          e.prefixRewrite ? 1 : 0,
+          e.expectedCacheReadPct,
+          e.actualCacheReadPct,
+          e.externalId ?? null,
+          e.createdAt,
+        );
+        ids.push(Number(lastInsertRowid));
+      }
+      return ids;
+    });
+  }
+
+  /** The session's rows in order. */
+  list(sessionId: string): LedgerRow[] {
+    const rows = this.#db.prepare("SELECT * FROM ledger WHERE session_id = ? ORDER BY seq")
+      .all(sessionId) as unknown as LedgerRecord[];
+    return rows.map(toRow);
+  }
+
+  /** Totals over the session's rows (every lane, failed attempts included). */
+  totals(sessionId: string): LedgerTotals {
+    const r = this.#db.prepare(
+      `SELECT count(*) AS turns,
+         coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output,
+         coalesce(sum(cache_read_tokens), 0) AS cache_read,
+         coalesce(sum(cache_write_5m_tokens + cache_write_1h_tokens), 0) AS cache_write,
+         coalesce(sum(reasoning_tokens), 0) AS reasoning, coalesce(sum(output_chars), 0) AS chars,
+         coalesce(sum(cost_usd), 0) AS cost, coalesce(sum(baseline_cost_usd), 0) AS baseline,
+         coalesce(sum(cost_usd IS NULL), 0) AS unpriced, coalesce(sum(usage_exact = 0), 0) AS inexact
+       FROM ledger WHERE session_id = ?`,
+    ).get(sessionId) as Record<string, number>;
+    return {
+      turns: r.turns!,
+      inputTokens: r.input!,
+      outputTokens: r.output!,
+      cacheReadTokens: r.cache_read!,
+      cacheWriteTokens: r.cache_write!,
+      reasoningTokens: r.reasoning!,
+      outputChars: r.chars!,
+      costUsd: r.cost!,
+      baselineCostUsd: r.baseline!,
+      unpricedTurns: r.unpriced!,
+      inexactUsageTurns: r.inexact!,
+    };
+  }
+
+  /** The highest seq in the session (0 when empty). */
+  lastSeq(sessionId: string): number {
+    const row = this.#db.prepare("SELECT max(seq) AS seq FROM ledger WHERE session_id = ?").get(
+      sessionId,
+    ) as {
+      seq: number | null;
+    };
+    return row.seq ?? 0;
+  }
+}
+
+function toRow(r: LedgerRecord): LedgerRow {
+  return {
+    id: r.id,
+    seq: r.seq,
+    sessionId: r.session_id,
+    projectId: r.project_id,
+    lane: r.lane,
+    provider: r.provider,
+    model: r.model,
+    attempt: r.attempt,
+    requestId: r.request_id,
+    responseId: r.response_id,
+    inputTokens: r.input_tokens,
+    outputTokens: r.output_tokens,
+    cacheReadTokens: r.cache_read_tokens,
+    cacheWrite5mTokens: r.cache_write_5m_tokens,
+    cacheWrite1hTokens: r.cache_write_1h_tokens,
+    reasoningTokens: r.reasoning_tokens,
+    usageExact: r.usage_exact === 1,
+    outputChars: r.output_chars,
+    costUsd: r.cost_usd,
+    baselineCostUsd: r.baseline_cost_usd,
+    finishReason: r.finish_reason,
+    error: r.error,
+    latencyMs: r.latency_ms,
+    ttftMs: r.ttft_ms,
+    prefixHash: r.prefix_hash,
+    prefixRewrite: r.prefix_rewrite === 1,
+    expectedCacheReadPct: r.expected_cache_read_pct,
+    actualCacheReadPct: r.actual_cache_read_pct,
+    externalId: r.external_id,
+    createdAt: r.created_at,
+  };
+}

@@ -1,0 +1,105 @@
+import type { Db } from "./db.ts";
+
+/** Where a tool call is in its life. */
+export type ToolCallStatus =
+  | "pending"
+  | "running"
+  | "ok"
+  | "error"
+  | "denied"
+  | "cancelled"
+  | "timeout"
+  | "lost";
+
+/** A tool call with its arguments, result and diff, retained in full (X2). */
+export interface ToolCallRecord {
+  readonly callId: string;
+  readonly messageSeq: number | null;
+  readonly toolName: string;
+  /** JSON as the model sent it. */
+  readonly args: string;
+  readonly status: ToolCallStatus;
+  readonly result: string | null;
+  readonly diff: string | null;
+  readonly exitCode: number | null;
+  readonly startedAt: number | null;
+  readonly endedAt: number | null;
+  readonly durationMs: number | null;
+}
+
+interface ToolCallDbRecord {
+  call_id: string;
+  message_seq: number | null;
+  tool_name: string;
+  args: string;
+  status: ToolCallStatus;
+  result: string | null;
+  diff: string | null;
+  exit_code: number | null;
+  started_at: number | null;
+  ended_at: number | null;
+  duration_ms: number | null;
+}
+
+/** Tool calls of sessions. */
+export class ToolCallStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** Inserts or updates calls by (session, call id). Text is redacted. */
+  put(sessionId: string, calls: readonly ToolCallRecord[]): void {
+    const db = this.#db;
+    const r = db.redactor;
+    db.write(() => {
+      const stmt = db.prepare(
+        `INSERT INTO tool_calls (session_id, call_id, message_seq, tool_name, args, status, result, diff,
+           exit_code, started_at, ended_at, duration_ms)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (session_id, call_id) DO UPDATE SET message_seq = excluded.message_seq,
+           tool_name = excluded.tool_name, args = excluded.args, status = excluded.status,
+           result = excluded.result, diff = excluded.diff, exit_code = excluded.exit_code,
+           started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms`,
+      );
+      for (const c of calls) {
+        stmt.run(
+          sessionId,
+          c.callId,
+          c.messageSeq,
+          c.toolName,
+          r.redact(c.args),
+          c.status,
+          r.redactOptional(c.result),
+          r.redactOptional(c.diff),
+          c.exitCode,
+          c.startedAt,
+          c.endedAt,
+          c.durationMs,
+        );
+      }
+    });
+  }
+
+  /** The session's calls in the order they started. */
+  list(sessionId: string): ToolCallRecord[] {
+    const rows = this.#db.prepare(
+      `SELECT call_id, message_seq, tool_name, args, status, result, diff, exit_code, started_at,
+         ended_at, duration_ms FROM tool_calls WHERE session_id = ? ORDER BY id`,
+    ).all(sessionId) as unknown as ToolCallDbRecord[];
+    return rows.map((r) => ({
+      callId: r.call_id,
+      messageSeq: r.message_seq,
+      toolName: r.tool_name,
+      args: r.args,
+      status: r.status,
+      result: r.result,
+      diff: r.diff,
+      exitCode: r.exit_code,
+      startedAt: r.started_at,
+      endedAt: r.ended_at,
+      durationMs: r.duration_ms,
+    }));
+  }
+}

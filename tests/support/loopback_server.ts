@@ -1,0 +1,170 @@
+// A loopback HTTP server that speaks the Anthropic Messages and OpenAI Chat Completions
+// streaming protocols from scripted replies, so the real clients are tested end to end.
+// 127.0.0.1 only.
+
+/** One scripted HTTP reply. */
+export interface ScriptedReply {
+  /** Default 200. */
+  readonly status?: number;
+  readonly headers?: Record<string, string>;
+  /** A plain body (errors). */
+  readonly body?: string;
+  /** SSE frames, sent in order (each a complete `event:`/`data:` block ending in a blank line). */
+  readonly events?: readonly string[];
+  /** Break the connection after this many frames. */
+  readonly dropAfter?: number;
+  /** Stop sending after this many frames but keep the connection open until the client gives up. */
+  readonly hangAfter?: number;
+  /** Pause between frames, ms. */
+  readonly delayMs?: number;
+}
+
+/** A request the server received. */
+export interface RecordedRequest {
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: Record<string, unknown>;
+}
+
+type Route = "anthropic" | "openai";
+
+/** The server. `await using server = await LoopbackServer.start()`. */
+export class LoopbackServer {
+  readonly requests: RecordedRequest[] = [];
+  readonly #queues: Record<Route, ScriptedReply[]> = { anthropic: [], openai: [] };
+  #models: string[] = ["scripted-model"];
+  readonly #server: Deno.HttpServer<Deno.NetAddr>;
+  readonly #hanging = new Set<ReadableStreamDefaultController<Uint8Array>>();
+
+  private constructor() {
+    this.#server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      (req) => this.#handle(req),
+    );
+  }
+
+  /** Starts listening on a free loopback port. */
+  static start(): Promise<LoopbackServer> {
+    return Promise.resolve(new LoopbackServer());
+  }
+
+  /** Base URL, e.g. for ANTHROPIC_BASE_URL (the client adds /v1/messages). */
+  get url(): string {
+    return `http://127.0.0.1:${this.#server.addr.port}`;
+  }
+
+  /** Base URL for OPENAI_BASE_URL (the client adds /chat/completions). */
+  get openaiUrl(): string {
+    return `${this.url}/v1`;
+  }
+
+  /** Queues replies for the Anthropic endpoint. */
+  anthropic(...replies: ScriptedReply[]): this {
+    this.#queues.anthropic.push(...replies);
+    return this;
+  }
+
+  /** Queues replies for the OpenAI endpoint. */
+  openai(...replies: ScriptedReply[]): this {
+    this.#queues.openai.push(...replies);
+    return this;
+  }
+
+  /** Models listed by GET /v1/models. */
+  models(ids: string[]): this {
+    this.#models = ids;
+    return this;
+  }
+
+  /** Replies still queued (a test that leaves some usually expected more calls). */
+  get pending(): number {
+    return this.#queues.anthropic.length + this.#queues.openai.length;
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.#hanging) {
+      try {
+        c.close();
+      } catch {
+        // already closed by the client
+      }
+    }
+    await this.#server.shutdown();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  async #handle(req: Request): Promise<Response> {
+    const path = new URL(req.url).pathname;
+    if (req.method === "GET" && path === "/v1/models") {
+      return Response.json({
+        object: "list",
+        data: this.#models.map((id) => ({ id, object: "model", owned_by: "test" })),
+      });
+    }
+    const route: Route | null = path === "/v1/messages"
+      ? "anthropic"
+      : path === "/v1/chat/completions"
+      ? "openai"
+      : null;
+    if (!route) return new Response("not found", { status: 404 });
+    const text = await req.text();
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return new Response("bad json", { status: 400 });
+    }
+    this.requests.push({ path, headers: Object.fromEntries(req.headers), body });
+    const reply = this.#queues[route].shift();
+    if (!reply) {
+      return Response.json({ error: { type: "api_error", message: "no scripted reply left" } }, {
+        status: 500,
+      });
+    }
+    if (reply.body !== undefined || !reply.events) {
+      return new Response(reply.body ?? "", {
+        status: reply.status ?? 200,
+        headers: reply.headers,
+      });
+    }
+    return new Response(this.#stream(reply), {
+      status: reply.status ?? 200,
+      headers: {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        ...reply.headers,
+      },
+    });
+  }
+
+  #stream(reply: ScriptedReply): ReadableStream<Uint8Array> {
+    const encoder = new TextEncoder();
+    const events = reply.events ?? [];
+    const hanging = this.#hanging;
+    let i = 0;
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (reply.dropAfter !== undefined && i >= reply.dropAfter) {
+          controller.error(new Error("scripted connection drop"));
+          return;
+        }
+        if (reply.hangAfter !== undefined && i >= reply.hangAfter) {
+          hanging.add(controller);
+          return; // never enqueue again: the client must time out or cancel
+        }
+        if (i >= events.length) {
+          controller.close();
+          return;
+        }
+        if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+        controller.enqueue(encoder.encode(events[i++]!));
+      },
+      cancel() {
+        i = events.length;
+      },
+    });
+  }
+}
