@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { BonsaiError } from "../core/errors.ts";
 import { closest } from "../core/suggest.ts";
+import { BUDGET_OPTIONS as BUDGET_FLAGS } from "../core/agent/budget_settings.ts";
 import { EXIT } from "./exit_codes.ts";
 import type { World } from "./world.ts";
 
@@ -41,6 +42,33 @@ export async function runCli(argv: readonly string[], world: World): Promise<num
   return code;
 }
 
+/** Options shared by `bonsai -p` and `bonsai run`. */
+function addRunOptions(command: Command): Command {
+  command
+    .option(
+      "--json",
+      "print one JSON object (status, session_id, result, usage, cost, budget_exhaustion, error)",
+    )
+    .option(
+      "--provider <name>",
+      "anthropic or openai (default: BONSAI_PROVIDER, saved setting, or the API key found)",
+    )
+    .option("--model <id>", "model id (default: BONSAI_MODEL or the provider's default)")
+    .option("--reasoning <level>", "off, low, medium or high")
+    .option(
+      "--allow <kinds>",
+      "let tools write files and/or run commands without asking: write, exec or write,exec",
+    )
+    .option("--allow-all", "same as --allow write,exec");
+  for (const b of BUDGET_FLAGS) {
+    command.option(
+      `--${b.flag} <${b.kind === "count" ? "n" : b.kind === "usd" ? "usd" : "time"}>`,
+      b.description,
+    );
+  }
+  return command;
+}
+
 function buildProgram(world: World, run: (action: Action) => () => Promise<void>): Command {
   const program = new Command("bonsai")
     .description("A terminal AI coding agent whose sessions live in one SQLite database.")
@@ -59,10 +87,37 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
     });
   program.configureHelp({ helpWidth: world.stdout.columns ?? 100, sortSubcommands: false });
 
-  program.action(run(() => {
+  addRunOptions(program)
+    .option(
+      "-p, --print <prompt>",
+      "run one prompt headless, print the answer and exit ('-' reads stdin)",
+    )
+    .option(
+      "-c, --continue [id]",
+      "continue the project's latest session, or the session with this id (prefix)",
+    );
+  program.action(run(async () => {
+    const opts = program.opts();
+    if (opts.print !== undefined) {
+      return (await import("./run.ts")).runHeadless(world, opts.print, opts);
+    }
     world.stdout.write(program.helpInformation());
     return EXIT.OK;
   }));
+
+  const runCommand = addRunOptions(program.command("run <prompt...>"))
+    .description(
+      "run one prompt headless (like -p): print the answer, or one JSON object with --json",
+    )
+    .option(
+      "-c, --continue [id]",
+      "continue the project's latest session, or the session with this id (prefix)",
+    )
+    .action((words: string[]) =>
+      run(async () =>
+        (await import("./run.ts")).runHeadless(world, words.join(" "), runCommand.opts())
+      )()
+    );
 
   const sessions = program.command("sessions")
     .description("list this project's sessions (pinned first, then most recently updated)")

@@ -1,57 +1,21 @@
-import type { Clock } from "../clock.ts";
-import type { Env } from "../home.ts";
 import type {
   AssistantMessage,
   AttemptRecord,
   ChatMessage,
   ContentBlock,
-  ModelClient,
   ProviderFailure,
   Reasoning,
 } from "../providers/types.ts";
 import type { SessionRuntime } from "../session/runtime.ts";
 import type { Lane, LedgerEntry } from "../storage/ledger.ts";
 import { priceTokens } from "../usage/pricing.ts";
-import {
-  type BudgetLimits,
-  checkBudgets,
-  costEnforcement,
-  type Exhaustion,
-  type SessionUsage,
-} from "./budget.ts";
+import { type BudgetLimits, checkBudgets, costEnforcement, type Exhaustion } from "./budget.ts";
 import { CacheTracker } from "./cache_telemetry.ts";
-import type { PermissionGate } from "./permissions.ts";
 import { ToolRunner } from "./tool_runner.ts";
-import type { ToolRegistry } from "./tools/registry.ts";
-import type { RecallHit } from "./tools/tool.ts";
+import type { AgentDeps } from "./agent_deps.ts";
+import type { AgentEvent } from "./events.ts";
 
-/** What the loop reports while it works; front ends render these. */
-export type AgentEvent =
-  | { readonly type: "turn_start"; readonly turn: number }
-  | { readonly type: "text"; readonly text: string }
-  | { readonly type: "thinking"; readonly text: string }
-  | {
-    readonly type: "tool_start";
-    readonly callId: string;
-    readonly name: string;
-    readonly summary: string;
-  }
-  | {
-    readonly type: "tool_end";
-    readonly callId: string;
-    readonly name: string;
-    readonly status: string;
-    readonly summary: string;
-    readonly durationMs: number;
-  }
-  | { readonly type: "permission"; readonly text: string; readonly granted: boolean }
-  | {
-    readonly type: "retry";
-    readonly attempt: number;
-    readonly delayMs: number;
-    readonly message: string;
-  }
-  | { readonly type: "usage"; readonly entry: LedgerEntry };
+export type { AgentDeps, AgentEvent };
 
 /** How a run ended. */
 export type RunStatus = "completed" | "budget_exhausted" | "cancelled" | "failed";
@@ -95,22 +59,6 @@ export interface AgentConfig {
   readonly lane: Lane;
   readonly systemPrompt: string;
   readonly limits: BudgetLimits;
-}
-
-/** What the agent works with. */
-export interface AgentDeps {
-  readonly runtime: SessionRuntime;
-  readonly client: ModelClient;
-  readonly tools: ToolRegistry;
-  readonly permissions: PermissionGate;
-  readonly clock: Clock;
-  readonly env: Env;
-  /** Canonical project root. */
-  readonly root: string;
-  readonly projectId: number;
-  readonly recall: (query: string, limit: number) => RecallHit[];
-  /** The session's totals from the persisted ledger (called after a flush). */
-  readonly sessionUsage: () => SessionUsage;
 }
 
 type TurnOutcome =

@@ -2,7 +2,8 @@ import { BonsaiError } from "../errors.ts";
 import type { ContentBlock } from "../providers/types.ts";
 import type { ToolCallRecord, ToolCallStatus } from "../storage/tool_calls.ts";
 import type { BudgetLimits } from "./budget.ts";
-import type { AgentDeps, AgentEvent } from "./loop.ts";
+import type { AgentDeps } from "./agent_deps.ts";
+import type { AgentEvent } from "./events.ts";
 import { describeDecision } from "./permissions.ts";
 import type { Tool, ToolContext, ToolResult } from "./tools/tool.ts";
 

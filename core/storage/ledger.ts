@@ -48,7 +48,10 @@ export interface LedgerRow extends LedgerEntry {
 
 /** Sums over a session's ledger, for budgets and reports. */
 export interface LedgerTotals {
+  /** Every row (attempt), failed ones included. */
   readonly turns: number;
+  /** Rows of completed responses (no error). */
+  readonly completedTurns: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly cacheReadTokens: number;
@@ -167,7 +170,7 @@ export class LedgerStore {
   /** Totals over the session's rows (every lane, failed attempts included). */
   totals(sessionId: string): LedgerTotals {
     const r = this.#db.prepare(
-      `SELECT count(*) AS turns,
+      `SELECT count(*) AS turns, coalesce(sum(error IS NULL), 0) AS completed,
          coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output,
          coalesce(sum(cache_read_tokens), 0) AS cache_read,
          coalesce(sum(cache_write_5m_tokens + cache_write_1h_tokens), 0) AS cache_write,
@@ -178,6 +181,7 @@ export class LedgerStore {
     ).get(sessionId) as Record<string, number>;
     return {
       turns: r.turns!,
+      completedTurns: r.completed!,
       inputTokens: r.input!,
       outputTokens: r.output!,
       cacheReadTokens: r.cache_read!,

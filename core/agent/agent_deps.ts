@@ -1,0 +1,24 @@
+import type { Clock } from "../clock.ts";
+import type { Env } from "../home.ts";
+import type { ModelClient } from "../providers/types.ts";
+import type { SessionRuntime } from "../session/runtime.ts";
+import type { SessionUsage } from "./budget.ts";
+import type { PermissionGate } from "./permissions.ts";
+import type { ToolRegistry } from "./tools/registry.ts";
+import type { RecallHit } from "./tools/tool.ts";
+
+/** What the agent works with. */
+export interface AgentDeps {
+  readonly runtime: SessionRuntime;
+  readonly client: ModelClient;
+  readonly tools: ToolRegistry;
+  readonly permissions: PermissionGate;
+  readonly clock: Clock;
+  readonly env: Env;
+  /** Canonical project root. */
+  readonly root: string;
+  readonly projectId: number;
+  readonly recall: (query: string, limit: number) => RecallHit[];
+  /** The session's totals from the persisted ledger (called after a flush). */
+  readonly sessionUsage: () => SessionUsage;
+}

@@ -1,0 +1,125 @@
+import type { Ids } from "../ids.ts";
+import { BonsaiError } from "../errors.ts";
+import type { Db } from "../storage/db.ts";
+import { BackgroundTaskStore } from "../storage/background_tasks.ts";
+import { type Session, SessionStore } from "../storage/sessions.ts";
+import { isLive, LIVE_WINDOW_MS } from "./liveness.ts";
+import { SessionRuntime } from "./runtime.ts";
+
+/** The process that owns a live session. */
+export interface Owner {
+  readonly pid: number;
+  readonly host: string;
+}
+
+/** L5 at boot: promotes crash leftovers to `interrupted`; returns how many. */
+export function recoverCrashed(db: Db): number {
+  return new SessionStore(db, NO_IDS).recoverInterrupted(db.clock.now(), LIVE_WINDOW_MS).length;
+}
+
+/** L1: a new session row for the project, owned by this process, with a fresh cache key. */
+export function startSession(
+  db: Db,
+  ids: Ids,
+  input: {
+    projectPath: string;
+    owner: Owner;
+    provider?: string | null;
+    model?: string | null;
+    reasoning?: string | null;
+    parentId?: string | null;
+  },
+): SessionRuntime {
+  const session = new SessionStore(db, ids).create({
+    projectPath: input.projectPath,
+    provider: input.provider ?? null,
+    model: input.model ?? null,
+    reasoning: input.reasoning ?? null,
+    parentId: input.parentId ?? null,
+    ownerPid: input.owner.pid,
+    ownerHost: input.owner.host,
+  });
+  const runtime = SessionRuntime.load(db, session.id);
+  runtime.heartbeat(db.clock.now());
+  return runtime;
+}
+
+/**
+ * R1/R3: finds the session to resume — the project's latest, or the one an id prefix names —
+ * and refuses other projects' sessions and live ones. Reads only: a refusal changes nothing.
+ */
+export function findResumable(
+  db: Db,
+  input: { projectPath: string; prefix: string | null; ownPid: number },
+): Session {
+  const store = new SessionStore(db, NO_IDS);
+  let session: Session;
+  if (input.prefix === null) {
+    const latest = store.latest(input.projectPath);
+    if (!latest) {
+      throw new BonsaiError("NOT_FOUND", `No session to continue in '${input.projectPath}'`);
+    }
+    session = latest;
+  } else {
+    session = store.resolve(input.prefix);
+  }
+  if (session.projectPath !== input.projectPath) {
+    throw new BonsaiError(
+      "CROSS_PROJECT",
+      `Cannot resume session '${session.id}': it belongs to project '${session.projectPath}', not '${input.projectPath}' (run bonsai from that project)`,
+      { data: { session: session.id, project: session.projectPath } },
+    );
+  }
+  if (isLive(session, db.clock.now(), input.ownPid)) {
+    throw new BonsaiError(
+      "SESSION_LIVE",
+      `Cannot resume session '${session.id}': it is live in process ${session.ownerPid ?? "?"}${
+        session.ownerHost ? ` on ${session.ownerHost}` : ""
+      }`,
+      { data: { session: session.id, pid: session.ownerPid } },
+    );
+  }
+  return session;
+}
+
+/**
+ * R3/R4: the atomic switch. Loads the runtime first (everything that can fail happens before
+ * any write), then in one transaction re-checks liveness, claims the row and marks shells and
+ * background tasks of the old process `lost`.
+ */
+export function resumeSession(db: Db, session: Session, owner: Owner): SessionRuntime {
+  const runtime = SessionRuntime.load(db, session.id);
+  db.write(() => {
+    const fresh = new SessionStore(db, NO_IDS).get(session.id);
+    if (isLive(fresh, db.clock.now(), owner.pid)) {
+      throw new BonsaiError(
+        "SESSION_LIVE",
+        `Cannot resume session '${session.id}': another process took it just now`,
+      );
+    }
+    new BackgroundTaskStore(db).markLost(session.id, db.clock.now());
+    runtime.claim(owner, db.clock.now());
+    runtime.flush();
+  });
+  return runtime;
+}
+
+/** Records how the session ended (typed reason) and flushes everything. */
+export function endSession(
+  runtime: SessionRuntime,
+  status: Session["status"],
+  reason: string,
+  detail: string | null = null,
+): void {
+  runtime.setStatus(status, reason, detail);
+  runtime.flush();
+}
+
+const NO_IDS: Ids = {
+  next(): string {
+    throw new TypeError("lifecycle reads do not create ids");
+  },
+  token(): string {
+    throw new TypeError("lifecycle reads do not create ids");
+  },
+};
