@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Accumulator } from "./accumulator.ts";
 import { retryableStatus, retryAfterMs, shouldRetryHeader } from "./retry.ts";
 import type { SseEvent } from "./sse.ts";
+import { bodyJson, WireCache } from "./wire_json.ts";
 import { failure, ProtocolError, type ProviderAdapter } from "./stream_client.ts";
 import type {
   ChatMessage,
@@ -22,6 +23,7 @@ const EPHEMERAL = { type: "ephemeral" } as const;
 /** Anthropic Messages API adapter (streaming, prompt caching on the stable prefix). */
 export function anthropicAdapter(options: { apiKey: string; baseUrl?: string }): ProviderAdapter {
   const base = (options.baseUrl ?? ANTHROPIC_BASE_URL).replace(/\/+$/, "");
+  const cache = new WireCache();
   return {
     provider: "anthropic",
     build(request) {
@@ -33,7 +35,7 @@ export function anthropicAdapter(options: { apiKey: string; baseUrl?: string }):
           "content-type": "application/json",
           accept: "text/event-stream",
         },
-        body: requestBody(request),
+        body: requestBody(request, cache),
       };
     },
     requestId: (headers) => headers.get("request-id") ?? headers.get("x-request-id"),
@@ -43,7 +45,7 @@ export function anthropicAdapter(options: { apiKey: string; baseUrl?: string }):
 }
 
 /** The JSON body: cache breakpoints on the last tool, the system prompt and the last two user turns. */
-export function requestBody(request: ModelRequest): Record<string, unknown> {
+export function requestBody(request: ModelRequest, cache = new WireCache()): string {
   const tools = request.tools.map((t, i) => ({
     name: t.name,
     description: t.description,
@@ -51,21 +53,25 @@ export function requestBody(request: ModelRequest): Record<string, unknown> {
     ...(i === request.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
   }));
   const userTurns = request.messages.flatMap((m, i) => (m.role === "user" ? [i] : [])).slice(-2);
-  const messages = request.messages.map((m, i) => toWire(m, userTurns.includes(i)));
+  // Messages carrying a breakpoint are rendered fresh; the rest come from the cache.
+  const messages = request.messages.map((m, i) =>
+    userTurns.includes(i)
+      ? JSON.stringify(toWire(m, true))
+      : cache.get(m, (x) => JSON.stringify(toWire(x, false)))
+  );
   const thinking = request.reasoning && request.reasoning !== "off"
     ? THINKING_BUDGET[request.reasoning]
     : null;
-  return {
+  return bodyJson({
     model: request.model,
     max_tokens: thinking
       ? Math.max(request.maxOutputTokens, thinking + 4096)
       : request.maxOutputTokens,
     stream: true,
     system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }],
-    messages,
     ...(tools.length ? { tools } : {}),
     ...(thinking ? { thinking: { type: "enabled", budget_tokens: thinking } } : {}),
-  };
+  }, messages);
 }
 
 function toWire(message: ChatMessage, breakpoint: boolean): Record<string, unknown> {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Accumulator } from "./accumulator.ts";
 import { retryableStatus, retryAfterMs, shouldRetryHeader } from "./retry.ts";
 import type { SseEvent } from "./sse.ts";
+import { bodyJson, WireCache } from "./wire_json.ts";
 import { failure, ProtocolError, type ProviderAdapter } from "./stream_client.ts";
 import type { ChatMessage, ModelRequest, ProviderFailure, StreamEvent, Usage } from "./types.ts";
 
@@ -26,6 +27,7 @@ export function openaiAdapter(
 ): ProviderAdapter {
   const base = (options.baseUrl ?? OPENAI_BASE_URL).replace(/\/+$/, "");
   const official = /^https:\/\/api\.openai\.com(\/|$)/.test(base);
+  const cache = new WireCache();
   return {
     provider: "openai",
     build(request) {
@@ -36,7 +38,7 @@ export function openaiAdapter(
           accept: "text/event-stream",
           ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
         },
-        body: requestBody(request, official),
+        body: requestBody(request, official, cache),
       };
     },
     requestId: (headers) => headers.get("x-request-id") ?? headers.get("x-generation-id"),
@@ -46,12 +48,21 @@ export function openaiAdapter(
 }
 
 /** The JSON body. Local servers get `max_tokens` (Ollama reads nothing else). */
-export function requestBody(request: ModelRequest, official: boolean): Record<string, unknown> {
-  return {
+export function requestBody(
+  request: ModelRequest,
+  official: boolean,
+  cache = new WireCache(),
+): string {
+  const messages = [
+    JSON.stringify({ role: "system", content: request.system }),
+    ...request.messages.map((m) =>
+      cache.get(m, (x) => toWire(x).map((w) => JSON.stringify(w)).join(","))
+    ),
+  ];
+  return bodyJson({
     model: request.model,
     stream: true,
     stream_options: { include_usage: true },
-    messages: [{ role: "system", content: request.system }, ...request.messages.flatMap(toWire)],
     ...(request.tools.length
       ? {
         tools: request.tools.map((t) => ({
@@ -67,7 +78,7 @@ export function requestBody(request: ModelRequest, official: boolean): Record<st
       ? { reasoning_effort: request.reasoning }
       : {}),
     ...(request.cacheKey ? { prompt_cache_key: request.cacheKey } : {}),
-  };
+  }, messages);
 }
 
 /** One of our messages as one or more Chat Completions messages (tool results are role "tool"). */

@@ -14,8 +14,8 @@ import {
 /** The protocol-specific half of a client: building requests, reading streams, judging errors. */
 export interface ProviderAdapter {
   readonly provider: "anthropic" | "openai";
-  /** URL, headers and JSON body of the HTTP request. */
-  build(request: ModelRequest): { url: string; headers: Record<string, string>; body: unknown };
+  /** URL, headers and JSON body (text) of the HTTP request. */
+  build(request: ModelRequest): { url: string; headers: Record<string, string>; body: string };
   /** The request id the server gave (header), for the ledger. */
   requestId(headers: Headers): string | null;
   /** Reads one attempt's SSE events into `acc`, yielding deltas as they arrive. */
@@ -90,7 +90,7 @@ export class StreamingClient implements ModelClient {
       response = await this.#deps.fetch(url, {
         method: "POST",
         headers,
-        body: JSON.stringify(body),
+        body,
         signal: request.signal,
       });
     } catch (err) {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { priceTokens } from "../../core/usage/pricing.ts";
 import { LoopbackServer } from "../support/loopback_server.ts";
 import { anthropic, openai } from "../support/sse_scripts.ts";
-import { baseEnv, runBonsai } from "../support/bonsai_process.ts";
+import { baseEnv, runBonsai, spawnBonsai } from "../support/bonsai_process.ts";
 import { tempDir } from "../support/temp.ts";
 
 async function project() {
@@ -234,4 +234,136 @@ Deno.test("headless run without --allow denies write and exec, and says why", as
     .messages.at(-1)!;
   assert.equal(toolMsg.role, "tool");
   assert.match(toolMsg.content, /Permission denied/);
+});
+
+Deno.test("headless --max-turns: budget_exhausted JSON, exit code 6, typed reason on the row, resumable", async () => {
+  const p = await project();
+  await using _ = p.dir;
+  await using server = await LoopbackServer.start();
+  const call = (id: string) => ({
+    events: anthropic.reply({ calls: [{ id, name: "glob", json: '{"pattern":"*"}' }] }),
+  });
+  server.anthropic(call("t1"), call("t2"));
+  const env = baseEnv(p.home, {
+    ANTHROPIC_API_KEY: "sk-ant-test-0000000000000000000000",
+    ANTHROPIC_BASE_URL: server.url,
+  });
+  const out = await runBonsai(["-p", "keep going", "--json", "--max-turns", "2"], {
+    cwd: p.work,
+    env,
+  });
+  assert.equal(out.code, 6, out.stderr);
+  const json = JSON.parse(out.stdout);
+  assert.equal(json.status, "budget_exhausted");
+  assert.deepEqual(json.budget_exhaustion, { reason: "max_turns", limit: 2, used: 2 });
+  assert.equal(json.turns, 2);
+  assert.equal(server.requests.length, 2);
+  const row = query<{ status: string; end_reason: string; end_detail: string }>(
+    p.home,
+    "SELECT status, end_reason, end_detail FROM sessions WHERE id = ?",
+    json.session_id,
+  )[0]!;
+  assert.equal(row.status, "budget_exhausted");
+  assert.equal(row.end_reason, "max_turns");
+  assert.deepEqual(JSON.parse(row.end_detail), { limit: 2, used: 2 });
+  server.anthropic({ events: anthropic.reply({ text: "resumed and finished" }) });
+  const again = await runBonsai(["-c", json.session_id.slice(0, 12), "-p", "finish up", "--json"], {
+    cwd: p.work,
+    env,
+  });
+  assert.equal(again.code, 0, again.stderr);
+  const resumed = JSON.parse(again.stdout);
+  assert.equal(resumed.session_id, json.session_id);
+  assert.equal(resumed.status, "completed");
+  const lastRequest = server.requests.at(-1)!.body as { messages: unknown[] };
+  assert.equal(lastRequest.messages.length, 6, "the resumed request carries the stored context");
+});
+
+Deno.test("SIGTERM during a headless run: terminal reason recorded, everything streamed before it persisted", async () => {
+  const p = await project();
+  await using _ = p.dir;
+  await using server = await LoopbackServer.start();
+  const words = Array.from({ length: 30 }, (_, i) => `word${i} `).join("");
+  const frames = anthropic.reply({ text: words, split: 6 });
+  // message_start, ping, block start, then 12 text deltas; then the stream stalls.
+  const streamed = 3 + 12;
+  server.anthropic({ events: frames, hangAfter: streamed });
+  const env = baseEnv(p.home, {
+    ANTHROPIC_API_KEY: "sk-ant-test-0000000000000000000000",
+    ANTHROPIC_BASE_URL: server.url,
+  });
+  const child = spawnBonsai(["-p", "write a lot", "--json"], { cwd: p.work, env });
+  const deadline = Date.now() + 10_000;
+  while (server.framesSent < streamed && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await new Promise((r) => setTimeout(r, 700)); // the client has read them; no flush tick needed
+  child.kill("SIGTERM");
+  const out = await child.output();
+  assert.equal(out.code, 143, new TextDecoder().decode(out.stderr));
+  const json = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.equal(json.status, "cancelled");
+  const expected = words.slice(0, 12 * 6);
+  const session = query<{ status: string; end_reason: string }>(
+    p.home,
+    "SELECT status, end_reason FROM sessions",
+  )[0]!;
+  assert.deepEqual(session, { status: "interrupted", end_reason: "sigterm" });
+  const reply = query<{ text: string; status: string }>(
+    p.home,
+    "SELECT text, status FROM messages WHERE role = 'assistant'",
+  )[0]!;
+  assert.equal(reply.text, expected);
+  assert.equal(reply.status, "cancelled");
+  const ledger = query<{ output_chars: number; error: string }>(
+    p.home,
+    "SELECT output_chars, error FROM ledger",
+  )[0]!;
+  assert.equal(ledger.output_chars, expected.length);
+});
+
+Deno.test("a secret printed by exec never reaches the raw database bytes", async () => {
+  const p = await project();
+  await using _ = p.dir;
+  await using server = await LoopbackServer.start();
+  const secret = "sk-proj-Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8Nn7Mm6Ll5Kk4";
+  const custom = "very-private-deploy-token-4711";
+  server.anthropic(
+    {
+      events: anthropic.reply({
+        calls: [{
+          id: "t1",
+          name: "exec",
+          json: JSON.stringify({
+            command: "echo $OPENAI_API_KEY; echo $DEPLOY_TOKEN; env | grep ANTHROPIC_API_KEY",
+          }),
+        }],
+      }),
+    },
+    { events: anthropic.reply({ text: "printed them" }) },
+  );
+  const anthropicKey = "sk-ant-api03-QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ";
+  const env = baseEnv(p.home, {
+    ANTHROPIC_API_KEY: anthropicKey,
+    ANTHROPIC_BASE_URL: server.url,
+    OPENAI_API_KEY: secret,
+    DEPLOY_TOKEN: custom,
+  });
+  const out = await runBonsai(["-p", "show me the keys", "--allow", "exec"], { cwd: p.work, env });
+  assert.equal(out.code, 0, out.stderr);
+  // The tool really printed them (the model received the output).
+  const sent = JSON.stringify(server.requests[1]!.body);
+  assert.ok(sent.includes(secret));
+  let raw = "";
+  for (const entry of Deno.readDirSync(p.home)) {
+    if (entry.isFile) {
+      raw += new TextDecoder("latin1").decode(await Deno.readFile(join(p.home, entry.name)));
+    }
+  }
+  for (const s of [secret, custom, anthropicKey]) {
+    assert.ok(!raw.includes(s), `'${s}' is in the database`);
+    assert.ok(!raw.includes(s.slice(6, 26)), `part of '${s}' is in the database`);
+  }
+  const result = query<{ result: string }>(p.home, "SELECT result FROM tool_calls")[0]!.result;
+  assert.match(result, /\[REDACTED:(openai-key|secret)\]/);
 });

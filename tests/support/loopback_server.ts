@@ -31,6 +31,8 @@ type Route = "anthropic" | "openai";
 /** The server. `await using server = await LoopbackServer.start()`. */
 export class LoopbackServer {
   readonly requests: RecordedRequest[] = [];
+  /** SSE frames written so far, over all replies. */
+  framesSent = 0;
   readonly #queues: Record<Route, ScriptedReply[]> = { anthropic: [], openai: [] };
   #models: string[] = ["scripted-model"];
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
@@ -144,6 +146,7 @@ export class LoopbackServer {
     const encoder = new TextEncoder();
     const events = reply.events ?? [];
     const hanging = this.#hanging;
+    const count = () => this.framesSent++;
     let i = 0;
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
@@ -161,6 +164,7 @@ export class LoopbackServer {
         }
         if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
         controller.enqueue(encoder.encode(events[i++]!));
+        count();
       },
       cancel() {
         i = events.length;

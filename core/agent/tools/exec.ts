@@ -53,7 +53,8 @@ export const execTool = defineTool({
       killTimer = setTimeout(() => killGroup(group, "SIGKILL"), KILL_GRACE_MS);
     };
     const timer = setTimeout(() => stop("timeout"), limit);
-    const onAbort = () => stop("cancelled");
+    // The runner aborts with reason "timeout" when the budget's tool time limit is hit.
+    const onAbort = () => stop(ctx.signal.reason === "timeout" ? "timeout" : "cancelled");
     ctx.signal.addEventListener("abort", onAbort, { once: true });
     if (ctx.signal.aborted) onAbort();
     const chunks: string[] = [];
