@@ -29,11 +29,15 @@ export function uiFor(world: World): Ui {
   const style = createStyle(colorEnabled(world.env, world.stdout.isTerminal));
   const fromEnv = Number(world.env.COLUMNS);
   const width = Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : world.stdout.columns ?? 100;
+  let zone: string | null = null;
   return {
     style,
     width,
     ascii: !unicodeEnabled(world.env),
-    timeZone: checkTimeZone(world.env.TZ || localTimeZone()),
+    // Resolved on first use: asking ICU for the local zone costs ~20 ms at startup.
+    get timeZone() {
+      return zone ??= checkTimeZone(world.env.TZ || localTimeZone());
+    },
     out: (text) => world.stdout.write(text.endsWith("\n") ? text : `${text}\n`),
     err: (text) => world.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
     json: (value) => world.stdout.write(`${JSON.stringify(value, null, 2)}\n`),

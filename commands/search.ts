@@ -29,10 +29,9 @@ export async function search(
   const query = words.join(" ");
   if (query.trim() === "") throw new BonsaiError("USAGE", "Give something to search for");
   const ui = uiFor(world);
-  const zone = ui.timeZone;
   const now = world.clock.now();
-  const since = opts.since ? parseTimeBound(opts.since, now, zone) : undefined;
-  const until = opts.until ? parseTimeBound(opts.until, now, zone) : undefined;
+  const since = opts.since ? parseTimeBound(opts.since, now, ui.timeZone) : undefined;
+  const until = opts.until ? parseTimeBound(opts.until, now, ui.timeZone) : undefined;
   using db = await openDb(world);
   const hits = searchMessages(db, query, {
     projectPath: opts.project ? findProjectRoot(opts.project) : undefined,
