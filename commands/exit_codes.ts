@@ -10,6 +10,7 @@ export const EXIT = {
   CONFLICT: 5,
   BUDGET_EXHAUSTED: 6,
   PROVIDER: 7,
+  VERIFY_FAILED: 8,
   CANCELLED: 130,
   TERMINATED: 143,
 } as const;

@@ -59,7 +59,27 @@ function addRunOptions(command: Command): Command {
       "--allow <kinds>",
       "let tools write files and/or run commands without asking: write, exec or write,exec",
     )
-    .option("--allow-all", "same as --allow write,exec");
+    .option("--allow-all", "same as --allow write,exec")
+    .option(
+      "--verify <command>",
+      "after a run that changed files, run this check command in the project root",
+    )
+    .option(
+      "--self-review",
+      "after a run that changed files, have the model review the session's own diff",
+    )
+    .option(
+      "--context-window <tokens>",
+      "the model's context window (default: known per model, else 128000)",
+    )
+    .option(
+      "--compact-at <percent>",
+      "summarise older turns once the context passes this share of the window (default 70)",
+    )
+    .option(
+      "--compaction <mode>",
+      "rule (deterministic summary, default) or model (the model writes it)",
+    );
   for (const b of BUDGET_FLAGS) {
     command.option(
       `--${b.flag} <${b.kind === "count" ? "n" : b.kind === "usd" ? "usd" : "time"}>`,

@@ -5,6 +5,7 @@ import { PermissionGate } from "../core/agent/permissions.ts";
 import { BonsaiError } from "../core/errors.ts";
 import { findProjectRoot } from "../core/project_root.ts";
 import { runJson } from "../core/service/run_report.ts";
+import { SELF_REVIEW_SETTING, VERIFY_SETTING } from "../core/service/session_service.ts";
 import { SessionService } from "../core/service/session_service.ts";
 import { HEARTBEAT_INTERVAL_MS } from "../core/session/liveness.ts";
 import {
@@ -30,6 +31,14 @@ const RunOptions = z.object({
   reasoning: z.string().optional(),
   allow: z.string().optional(),
   allowAll: z.boolean().optional(),
+  verify: z.string().min(1, "--verify needs a command").optional(),
+  selfReview: z.boolean().optional(),
+  contextWindow: z.coerce.number().int().min(1000, "--context-window must be at least 1000 tokens")
+    .optional(),
+  compactAt: z.coerce.number().gt(0).max(100, "--compact-at is a percentage, at most 100")
+    .optional(),
+  compaction: z.enum(["rule", "model"], { error: "--compaction must be 'rule' or 'model'" })
+    .optional(),
 }).loose();
 
 /** Parses `--allow write,exec`. */
@@ -114,17 +123,26 @@ export async function runHeadless(
         }
       },
     }));
+  const saved = service.settings();
+  const review = result.status === "cancelled" || signal !== null
+    ? null
+    : await service.review(runtime, config, {
+      since: started,
+      verify: opts.verify ?? savedString(saved, VERIFY_SETTING),
+      selfReview: opts.selfReview ?? savedString(saved, SELF_REVIEW_SETTING) === "true",
+      toolTimeoutMs: limits.toolTimeoutMs ?? null,
+    });
   const [status, reason, detail] = terminalState(result, signal);
   endSession(runtime, status, reason, detail);
+  const report = runJson(result, {
+    sessionId: runtime.id,
+    provider: config.provider,
+    model: config.model,
+    durationMs: world.clock.now() - started,
+    review,
+  });
   if (opts.json) {
-    ui.json(
-      runJson(result, {
-        sessionId: runtime.id,
-        provider: config.provider,
-        model: config.model,
-        durationMs: world.clock.now() - started,
-      }),
-    );
+    ui.json(report);
   } else {
     if (result.result) ui.out(result.result);
     if (result.budgetExhaustion) {
@@ -141,6 +159,20 @@ export async function runHeadless(
       );
     }
     if (result.error && result.status === "failed") ui.err(`bonsai: ${result.error.message}`);
+    if (review?.verification) {
+      const v = review.verification;
+      ui.err(
+        `bonsai: verification \`${v.command}\` ${
+          v.exitCode === 0 ? "passed" : `failed (exit ${v.exitCode ?? "timeout"})`
+        }`,
+      );
+    }
+    for (const f of review?.findings ?? []) {
+      ui.err(`bonsai: review [${f.severity}] ${f.path ? `${f.path}: ` : ""}${f.message}`);
+    }
+  }
+  if (review?.verification && review.verification.exitCode !== 0 && result.status === "completed") {
+    return EXIT.VERIFY_FAILED;
   }
   if (signal === "SIGTERM") return EXIT.TERMINATED;
   switch (result.status) {
@@ -203,6 +235,13 @@ function terminalState(
     case "failed":
       return ["failed", "provider_error", result.error?.message ?? null];
   }
+}
+
+function savedString(saved: ReadonlyMap<string, string>, key: string): string | undefined {
+  const raw = saved.get(key);
+  if (raw === undefined) return undefined;
+  const value = JSON.parse(raw);
+  return typeof value === "string" ? value : String(value);
 }
 
 function camel(flag: string): string {

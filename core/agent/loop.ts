@@ -8,9 +8,11 @@ import type {
 } from "../providers/types.ts";
 import type { SessionRuntime } from "../session/runtime.ts";
 import type { Lane, LedgerEntry } from "../storage/ledger.ts";
-import { priceTokens } from "../usage/pricing.ts";
 import { type BudgetLimits, checkBudgets, costEnforcement, type Exhaustion } from "./budget.ts";
 import { CacheTracker } from "./cache_telemetry.ts";
+import { ledgerEntryFor, ledgerTotals } from "./ledger_entry.ts";
+import { ContextManager, type ContextSettings } from "./context_manager.ts";
+import { episodeSummary } from "./summary.ts";
 import { ToolRunner } from "./tool_runner.ts";
 import type { AgentDeps } from "./agent_deps.ts";
 import type { AgentEvent } from "./events.ts";
@@ -59,6 +61,7 @@ export interface AgentConfig {
   readonly lane: Lane;
   readonly systemPrompt: string;
   readonly limits: BudgetLimits;
+  readonly context: ContextSettings;
 }
 
 type TurnOutcome =
@@ -81,11 +84,18 @@ export class Agent {
   readonly #config: AgentConfig;
   readonly #cache = new CacheTracker();
   readonly #tools: ToolRunner;
+  readonly #context: ContextManager;
 
   constructor(deps: AgentDeps, config: AgentConfig) {
     this.#deps = deps;
     this.#config = config;
-    this.#tools = new ToolRunner(deps, config.limits);
+    this.#tools = new ToolRunner(deps, config.limits, (title) => this.#onTitle(title));
+    this.#context = new ContextManager(
+      deps.runtime,
+      config.context,
+      { system: config.systemPrompt, tools: deps.tools.specs },
+      (transcript) => this.#summarise(transcript),
+    );
   }
 
   /** Runs one prompt to the end. Never throws for provider or tool failures. */
@@ -105,6 +115,7 @@ export class Agent {
     const userSeq = runtime.addMessage({ role: "user", text: prompt });
     runtime.addContext({ role: "user", content: [{ type: "text", text: prompt }] }, userSeq);
     deriveTitle(runtime, prompt);
+    if (!runtime.hasEpisode) runtime.beginEpisode("start", null);
     runtime.flush();
     let turns = 0;
     let lastText = "";
@@ -161,7 +172,7 @@ export class Agent {
   async #modelTurn(signal: AbortSignal, emit: (e: AgentEvent) => void): Promise<TurnOutcome> {
     const { runtime, client, clock } = this.#deps;
     const { limits } = this.#config;
-    const messages: ChatMessage[] = runtime.context.map((c) => c.message);
+    const messages: ChatMessage[] = (await this.#context.view(clock)).messages;
     const telemetry = this.#cache.observe(
       this.#config.systemPrompt,
       this.#deps.tools.specs,
@@ -180,11 +191,9 @@ export class Agent {
       if (limits.maxGenerationMs === undefined) return;
       const armedAt = clock.now();
       attemptTimer = setTimeout(() => {
-        watchdog = {
-          reason: "generation_time",
-          limit: limits.maxGenerationMs!,
-          used: clock.now() - armedAt,
-        };
+        // The timer fired at the limit; the clock may say more (never less).
+        const used = Math.max(limits.maxGenerationMs!, clock.now() - armedAt);
+        watchdog = { reason: "generation_time", limit: limits.maxGenerationMs!, used };
         controller.abort("generation_time");
       }, limits.maxGenerationMs);
     };
@@ -345,42 +354,72 @@ export class Agent {
     return { kind: "stopped", status: "failed", failure, exhaustion: null, text };
   }
 
+  /** set_session_title: an episode boundary (L4), unless the current episode has no title yet. */
+  #onTitle(title: string): void {
+    const { runtime } = this.#deps;
+    const start = runtime.episodeStartSeq;
+    const current = runtime.context.filter((c) => (c.messageSeq ?? 0) >= start).map((c) =>
+      c.message
+    );
+    const hasWork = current.some((m) => m.role === "assistant");
+    if (runtime.currentEpisodeTitle === null || !hasWork) runtime.titleEpisode(title);
+    else if (runtime.currentEpisodeTitle !== title) {
+      runtime.beginEpisode("title", title, episodeSummary(current));
+    }
+  }
+
+  /** Model-written compaction (lane `compaction`); null when the call failed (the rules' summary is used). */
+  async #summarise(transcript: string): Promise<{ text: string; ledgerId: number | null } | null> {
+    const { runtime, client } = this.#deps;
+    const messages: ChatMessage[] = [{
+      role: "user",
+      content: [{ type: "text", text: transcript }],
+    }];
+    let text = "";
+    let ref: { id: number | null } | null = null;
+    for await (
+      const ev of client.stream({
+        model: this.#config.model,
+        system:
+          "You summarise the earlier part of a coding session so the work can continue without it. Keep: the user's requests and standing instructions, decisions made, files changed and why, commands run and their outcomes, errors, and what is still open. Be factual and concise; use short bullet points.",
+        messages,
+        tools: [],
+        maxOutputTokens: 2_000,
+        reasoning: null,
+        cacheKey: runtime.session.cacheKey,
+        signal: new AbortController().signal,
+      })
+    ) {
+      if (ev.type === "attempt") {
+        ref = runtime.addLedger(ledgerEntryFor(ev.record, this.#meta("compaction")));
+      } else if (ev.type === "done") {
+        text = textOf(ev.message.content);
+      } else if (ev.type === "error") {
+        return null;
+      }
+    }
+    runtime.flush();
+    return text ? { text, ledgerId: ref?.id ?? null } : null;
+  }
+
   #ledgerEntry(
     record: AttemptRecord,
     telemetry: { prefixHash: string; prefixRewrite: boolean },
   ): LedgerEntry {
     const u = record.usage;
     const prompt = u.inputTokens + u.cacheReadTokens + u.cacheWrite5mTokens + u.cacheWrite1hTokens;
-    const cost = priceTokens(record.model, u);
-    const expected = record.failure ? null : this.#cache.settle(prompt);
+    return ledgerEntryFor(record, this.#meta(this.#config.lane), {
+      ...telemetry,
+      expectedCacheReadPct: record.failure ? null : this.#cache.settle(prompt),
+    });
+  }
+
+  #meta(lane: Lane) {
     return {
       sessionId: this.#deps.runtime.id,
       projectId: this.#deps.projectId,
-      lane: this.#config.lane,
+      lane,
       provider: this.#config.provider,
-      model: record.model,
-      attempt: record.attempt,
-      requestId: record.requestId,
-      responseId: record.responseId,
-      inputTokens: u.inputTokens,
-      outputTokens: u.outputTokens,
-      cacheReadTokens: u.cacheReadTokens,
-      cacheWrite5mTokens: u.cacheWrite5mTokens,
-      cacheWrite1hTokens: u.cacheWrite1hTokens,
-      reasoningTokens: u.reasoningTokens,
-      usageExact: u.exact,
-      outputChars: record.outputChars,
-      costUsd: cost.usd,
-      baselineCostUsd: cost.baselineUsd,
-      finishReason: record.stopReason,
-      error: record.failure?.message ?? null,
-      latencyMs: record.latencyMs,
-      ttftMs: record.ttftMs,
-      prefixHash: telemetry.prefixHash,
-      prefixRewrite: telemetry.prefixRewrite,
-      expectedCacheReadPct: expected,
-      actualCacheReadPct: prompt > 0 ? Math.round((u.cacheReadTokens / prompt) * 1000) / 10 : null,
-      createdAt: record.startedAt,
     };
   }
 
@@ -390,24 +429,14 @@ export class Agent {
     turns: number,
     ledger: LedgerEntry[],
   ): RunResult {
-    const sum = (f: (e: LedgerEntry) => number) => ledger.reduce((a, e) => a + f(e), 0);
-    const unpriced = ledger.filter((e) => e.costUsd === null).length;
-    const inexact = ledger.filter((e) => !e.usageExact).length;
+    const totals = ledgerTotals(ledger);
     return {
       ...end,
       result: text,
       turns,
-      usage: {
-        inputTokens: sum((e) => e.inputTokens),
-        outputTokens: sum((e) => e.outputTokens),
-        cacheReadTokens: sum((e) => e.cacheReadTokens),
-        cacheWriteTokens: sum((e) => e.cacheWrite5mTokens + e.cacheWrite1hTokens),
-        reasoningTokens: sum((e) => e.reasoningTokens),
-      },
+      usage: totals.usage,
       cost: {
-        usd: Math.round(sum((e) => e.costUsd ?? 0) * 1e6) / 1e6,
-        exact: unpriced === 0 && inexact === 0,
-        unpricedTurns: unpriced,
+        ...totals.cost,
         enforcement: costEnforcement(this.#config.limits, this.#deps.sessionUsage()),
       },
       ledger,

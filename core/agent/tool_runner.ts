@@ -21,10 +21,12 @@ export class ToolRunner {
   readonly #deps: AgentDeps;
   readonly #limits: BudgetLimits;
   readonly #callSeqs = new Map<string, number>();
+  readonly #onTitle: (title: string) => void;
 
-  constructor(deps: AgentDeps, limits: BudgetLimits) {
+  constructor(deps: AgentDeps, limits: BudgetLimits, onTitle: (title: string) => void) {
     this.#deps = deps;
     this.#limits = limits;
+    this.#onTitle = onTitle;
   }
 
   /** Remembers the transcript entry of a call, for its tool_calls row. */
@@ -209,8 +211,9 @@ export class ToolRunner {
         recordWrite: (rel, hash) => runtime.recordWrite(rel, hash, clock.now()),
       },
       setTitle: (title) => {
-        // A title the user chose wins over the agent's.
+        // A title the user chose wins over the agent's; either way it marks an episode.
         if (runtime.session.titleSource !== "user") runtime.setTitle(title, "agent");
+        this.#onTitle(title);
       },
       setPlan: (plan, todos) => runtime.setPlan({ plan, todos }),
       recall: this.#deps.recall,

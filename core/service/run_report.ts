@@ -1,10 +1,28 @@
+import { ledgerTotals } from "../agent/ledger_entry.ts";
 import type { RunResult } from "../agent/loop.ts";
+import type { ReviewOutcome } from "./session_service.ts";
 
-/** The stable JSON object of a headless run (A2): one per run, on stdout with --json. */
+/**
+ * The stable JSON object of a headless run (A2): one per run, on stdout with --json. Usage
+ * and cost cover every ledger row the run wrote, its self-review included.
+ */
 export function runJson(
-  result: RunResult,
-  extra: { sessionId: string; provider: string; model: string; durationMs: number },
+  run: RunResult,
+  extra: {
+    sessionId: string;
+    provider: string;
+    model: string;
+    durationMs: number;
+    review: ReviewOutcome | null;
+  },
 ) {
+  const totals = ledgerTotals([...run.ledger, ...(extra.review?.ledger ?? [])]);
+  const result: RunResult = {
+    ...run,
+    usage: totals.usage,
+    cost: { ...totals.cost, enforcement: run.cost.enforcement },
+  };
+  const v = extra.review?.verification ?? null;
   return {
     status: result.status,
     session_id: extra.sessionId,
@@ -36,6 +54,23 @@ export function runJson(
       }
       : null,
     error: result.error ? { kind: result.error.kind, message: result.error.message } : null,
+    verification: v
+      ? {
+        command: v.command,
+        exit_code: v.exitCode,
+        duration_ms: v.durationMs,
+        passed: v.exitCode === 0,
+      }
+      : null,
+    self_review: extra.review?.reviewed
+      ? {
+        findings: extra.review.findings.map((f) => ({
+          severity: f.severity,
+          path: f.path,
+          message: f.message,
+        })),
+      }
+      : null,
     provider: extra.provider,
     model: extra.model,
     duration_ms: extra.durationMs,

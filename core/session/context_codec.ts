@@ -48,14 +48,25 @@ export function decodeMessage(json: string, where: string): ChatMessage {
   return parsed.data as ChatMessage;
 }
 
-/** Rough token count of a message (4 characters per token), for context budgeting. */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+
+/**
+ * A cautious token estimate of text for context budgeting: about 3.5 characters per token
+ * for English and code, one token per CJK character (tokenizers rarely merge those).
+ */
+export function estimateTextTokens(text: string): number {
+  const cjk = text.match(CJK)?.length ?? 0;
+  return Math.ceil((text.length - cjk) / 3.5) + cjk;
+}
+
+/** Estimated tokens of a message, with a little per-block overhead. */
 export function estimateTokens(message: ChatMessage): number {
-  let chars = 0;
+  let tokens = 4;
   for (const b of message.content as ContentBlock[]) {
-    if (b.type === "text" || b.type === "thinking") chars += b.text.length;
-    else if (b.type === "tool_call") chars += b.rawInput.length + b.name.length + 20;
-    else if (b.type === "tool_result") chars += b.content.length + 20;
-    else chars += b.data.length;
+    if (b.type === "text" || b.type === "thinking") tokens += estimateTextTokens(b.text);
+    else if (b.type === "tool_call") tokens += estimateTextTokens(b.rawInput) + 12;
+    else if (b.type === "tool_result") tokens += estimateTextTokens(b.content) + 8;
+    else tokens += Math.ceil(b.data.length / 4);
   }
-  return Math.ceil(chars / 4) + 4;
+  return tokens;
 }

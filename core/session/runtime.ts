@@ -1,7 +1,9 @@
 import { z } from "zod";
 import type { ChatMessage } from "../providers/types.ts";
 import type { Db } from "../storage/db.ts";
+import { type Compaction, CompactionStore } from "../storage/compactions.ts";
 import { ContextItemStore } from "../storage/context_items.ts";
+import { type EpisodeBoundary, EpisodeStore } from "../storage/episodes.ts";
 import { type ChangedFile, FileRecordStore, type ReadEvidence } from "../storage/file_records.ts";
 import { type LedgerEntry, LedgerStore } from "../storage/ledger.ts";
 import { type MessageInput, MessageStore } from "../storage/messages.ts";
@@ -78,6 +80,8 @@ export class SessionRuntime {
   readonly #groupSignatures: Map<string, string>;
   #dirtyGroups = new Set<string>();
   #runStartedAt: number | null = null;
+  readonly #compactions: Compaction[];
+  #hasEpisode: boolean;
 
   private constructor(db: Db, session: Session) {
     this.#db = db;
@@ -100,6 +104,8 @@ export class SessionRuntime {
     this.#fileHashes = new Map(
       Object.entries(parseGroup(FileHashes, groups.get("files")?.body) ?? {}),
     );
+    this.#compactions = new CompactionStore(db).list(session.id);
+    this.#hasEpisode = new EpisodeStore(db).current(session.id) !== null;
   }
 
   /** Loads a stored session (its context is the authority on resume). */
@@ -166,6 +172,57 @@ export class SessionRuntime {
   /** Every model-facing message, in order. */
   get context(): readonly ContextEntry[] {
     return this.#context;
+  }
+
+  /** The latest compaction (its summary stands for context items up to `toSeq`), or null. */
+  get latestCompaction(): Compaction | null {
+    return this.#compactions[this.#compactions.length - 1] ?? null;
+  }
+
+  /** Records a compaction (after flushing, so the range it names is stored). */
+  addCompaction(c: Omit<Compaction, "id">): Compaction {
+    this.flush();
+    const stored = new CompactionStore(this.#db).add(this.id, c);
+    this.#compactions.push(stored);
+    return stored;
+  }
+
+  // --- episodes -------------------------------------------------------------------------
+
+  /** Whether the session has an episode yet. */
+  get hasEpisode(): boolean {
+    return this.#hasEpisode;
+  }
+
+  /**
+   * Starts an episode (a stretch of work with one goal) at the latest transcript entry,
+   * closing the previous one with `previousSummary`.
+   */
+  beginEpisode(
+    boundary: EpisodeBoundary,
+    title: string | null,
+    previousSummary: string | null = null,
+  ): void {
+    this.flush();
+    const episodes = new EpisodeStore(this.#db);
+    if (previousSummary !== null) episodes.describe(this.id, { summary: previousSummary });
+    episodes.begin(this.id, { boundary, startSeq: Math.max(1, this.#lastSeq), title });
+    this.#hasEpisode = true;
+  }
+
+  /** Names the current episode (set_session_title on a fresh episode). */
+  titleEpisode(title: string): void {
+    new EpisodeStore(this.#db).describe(this.id, { title });
+  }
+
+  /** The current episode's title, or null. */
+  get currentEpisodeTitle(): string | null {
+    return new EpisodeStore(this.#db).current(this.id)?.title ?? null;
+  }
+
+  /** Where the current episode starts in the transcript, or 1. */
+  get episodeStartSeq(): number {
+    return new EpisodeStore(this.#db).current(this.id)?.startSeq ?? 1;
   }
 
   // --- tool calls, files, ledger --------------------------------------------------------

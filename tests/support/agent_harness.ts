@@ -3,7 +3,7 @@ import type { BudgetLimits } from "../../core/agent/budget.ts";
 import type { Agent } from "../../core/agent/loop.ts";
 import { type PermissionAnswer, PermissionGate } from "../../core/agent/permissions.ts";
 import { createClient, type ProviderConfig } from "../../core/providers/config.ts";
-import { SessionService } from "../../core/service/session_service.ts";
+import { type ContextOverrides, SessionService } from "../../core/service/session_service.ts";
 import { startSession } from "../../core/session/lifecycle.ts";
 import type { SessionRuntime } from "../../core/session/runtime.ts";
 import type { Db } from "../../core/storage/db.ts";
@@ -34,6 +34,7 @@ export async function harness(options: {
   ask?: (request: unknown) => Promise<PermissionAnswer>;
   model?: string;
   env?: Record<string, string>;
+  context?: ContextOverrides;
 } = {}): Promise<Harness> {
   const dir = await tempDir();
   const root = await Deno.realPath(
@@ -84,6 +85,7 @@ export async function harness(options: {
     }),
     limits: options.limits ?? {},
     client,
+    context: options.context,
   });
   return {
     db,
