@@ -187,6 +187,22 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
       run(async () => (await import("./search.ts")).search(world, words, search.opts()))()
     );
 
+  const settings = program.command("settings")
+    .description("saved budget presets and defaults (flags override them for a run)")
+    .enablePositionalOptions()
+    .option("--json", "print a JSON object of every setting (null when unset)")
+    .action(run(async () => (await import("./settings.ts")).listSettings(world, settings.opts())));
+  settings.command("set <key> <value...>")
+    .description("save a setting, e.g. 'settings set budget.max_turns 40'")
+    .action((key: string, value: string[]) =>
+      run(async () => (await import("./settings.ts")).setSetting(world, key, value.join(" ")))()
+    );
+  settings.command("unset <key>")
+    .description("remove a saved setting")
+    .action((key: string) =>
+      run(async () => (await import("./settings.ts")).unsetSetting(world, key))()
+    );
+
   const db = program.command("db").description("inspect, back up and restore the database");
   const status = db.command("status")
     .description("path, schema version, size, counts and backups (never changes anything)")

@@ -116,7 +116,34 @@ export async function showSession(world: World, id: string, raw: unknown): Promi
     field("messages", String(session.messageCount)),
   ];
   for (const e of detail.episodes) {
-    lines.push(field("episode", `#${e.ordinal} ${e.title ?? "(untitled)"} [${e.boundary}]`));
+    const summary = e.summary ? style.dim(` — ${e.summary}`) : "";
+    lines.push(
+      field("episode", `#${e.ordinal} ${e.title ?? "(untitled)"} [${e.boundary}]${summary}`),
+    );
+  }
+  for (const c of detail.compactions) {
+    lines.push(
+      field(
+        "compacted",
+        `context items ${c.fromSeq}-${c.toSeq} (${c.method}): ${c.tokensBefore} → ${c.tokensAfter} tokens`,
+      ),
+    );
+  }
+  for (const v of detail.verification) {
+    if (v.kind === "verify") {
+      const ok = v.exitCode === 0;
+      lines.push(
+        field(
+          "verify",
+          `${v.command} → ${
+            ok ? style.green("passed") : style.red(`failed (exit ${v.exitCode ?? "timeout"})`)
+          }`,
+        ),
+      );
+    } else {
+      const count = v.findings ? (JSON.parse(v.findings) as unknown[]).length : 0;
+      lines.push(field("review", `${count} finding${count === 1 ? "" : "s"}`));
+    }
   }
   ui.out(lines.join("\n"));
   const messages = new MessageStore(db);

@@ -72,6 +72,8 @@ type TurnOutcome =
     failure: ProviderFailure;
     exhaustion: Exhaustion | null;
     text: string;
+    /** The model's reply was complete (it counts as a turn) although a budget ended the run. */
+    completed?: boolean;
   };
 
 /**
@@ -138,6 +140,7 @@ export class Agent {
         record({ type: "turn_start", turn: turns + 1 });
         const outcome = await this.#modelTurn(options.signal, record);
         if (outcome.kind === "stopped") {
+          if (outcome.completed) turns++;
           lastText = outcome.text || lastText;
           end = stopped(
             outcome.status,
@@ -284,11 +287,41 @@ export class Agent {
             attemptChars = 0;
             armTimer();
             break;
-          case "done":
+          case "done": {
             settle("complete");
             this.#recordAssistant(ev.message);
+            if (watchdog) {
+              // The reply finished inside the chunk that broke the limit: keep it, run nothing more.
+              const calls = ev.message.content.filter((b) => b.type === "tool_call");
+              if (calls.length) {
+                this.#tools.skipAll(
+                  calls,
+                  `Not run: the ${(watchdog as Exhaustion).reason} budget was exhausted`,
+                );
+              }
+              runtime.flush();
+              const failure = {
+                kind: "cancelled",
+                message: "budget exhausted",
+                status: null,
+                errorType: null,
+                retryable: false,
+                rateLimited: false,
+                spendLimit: false,
+                retryAfterMs: null,
+              } as const;
+              return {
+                kind: "stopped",
+                status: "budget_exhausted",
+                failure,
+                exhaustion: watchdog,
+                text: textOf(ev.message.content),
+                completed: true,
+              };
+            }
             runtime.flush();
             return { kind: "ok", message: ev.message };
+          }
           case "error":
             return this.#stop(ev.failure, ev.partial, watchdog);
         }

@@ -59,6 +59,15 @@ export class ToolRunner {
     return signal.aborted;
   }
 
+  /** Records every call as not run (a budget ended the run) and answers them in the context. */
+  skipAll(calls: ToolCallBlock[], reason: string): void {
+    const results: ContentBlock[] = calls.map((call) => {
+      this.#record(call, "cancelled", { output: reason, isError: true }, this.#deps.clock.now());
+      return { type: "tool_result", toolCallId: call.id, content: reason, isError: true };
+    });
+    this.#deps.runtime.addContext({ role: "user", content: results }, this.#deps.runtime.lastSeq);
+  }
+
   #skip(call: ToolCallBlock, status: ToolCallStatus): Promise<ToolResult> {
     const result = { output: "Not run: the user cancelled", isError: true };
     this.#record(call, status, result, this.#deps.clock.now());

@@ -1,6 +1,10 @@
 import type { Db } from "../storage/db.ts";
 import { type Episode, EpisodeStore } from "../storage/episodes.ts";
+import { type Compaction, CompactionStore } from "../storage/compactions.ts";
+import { FileRecordStore } from "../storage/file_records.ts";
+import { LedgerStore } from "../storage/ledger.ts";
 import { type Message, MessageStore } from "../storage/messages.ts";
+import { type VerificationRun, VerificationStore } from "../storage/verification_runs.ts";
 import type { Session } from "../storage/sessions.ts";
 import { sessionJson } from "./session_json.ts";
 
@@ -8,6 +12,8 @@ import { sessionJson } from "./session_json.ts";
 export interface SessionDetail {
   readonly session: Session;
   readonly episodes: readonly Episode[];
+  readonly verification: readonly VerificationRun[];
+  readonly compactions: readonly Compaction[];
   /** The stable JSON document (`sessions show --json`). */
   readonly json: Record<string, unknown>;
 }
@@ -19,6 +25,10 @@ export function sessionDetail(db: Db, session: Session): SessionDetail {
   return db.read(() => {
     const episodes = new EpisodeStore(db).list(session.id);
     const messages = new MessageStore(db).list(session.id);
+    const verification = new VerificationStore(db).list(session.id);
+    const compactions = new CompactionStore(db).list(session.id);
+    const changed = new FileRecordStore(db).changed(session.id);
+    const totals = new LedgerStore(db).totals(session.id);
     const json = {
       ...sessionJson(session),
       reasoning: session.reasoning,
@@ -36,9 +46,47 @@ export function sessionDetail(db: Db, session: Session): SessionDetail {
         started_at: iso(e.startedAt),
         ended_at: iso(e.endedAt),
       })),
+      usage: {
+        attempts: totals.turns,
+        completed_turns: totals.completedTurns,
+        input_tokens: totals.inputTokens,
+        output_tokens: totals.outputTokens,
+        cache_read_tokens: totals.cacheReadTokens,
+        cache_write_tokens: totals.cacheWriteTokens,
+        reasoning_tokens: totals.reasoningTokens,
+        output_chars: totals.outputChars,
+        cost_usd: Math.round(totals.costUsd * 1e6) / 1e6,
+        baseline_cost_usd: Math.round(totals.baselineCostUsd * 1e6) / 1e6,
+        cost_exact: totals.unpricedTurns === 0 && totals.inexactUsageTurns === 0,
+        unpriced_turns: totals.unpricedTurns,
+      },
+      changed_files: changed.map((f) => ({
+        path: f.path,
+        changes: f.changes,
+        first_at: iso(f.firstAt),
+        last_at: iso(f.lastAt),
+      })),
+      compactions: compactions.map((c) => ({
+        method: c.method,
+        from_seq: c.fromSeq,
+        to_seq: c.toSeq,
+        tokens_before: c.tokensBefore,
+        tokens_after: c.tokensAfter,
+        summary: c.summary,
+        created_at: iso(c.createdAt),
+      })),
+      verification_runs: verification.map((v) => ({
+        kind: v.kind,
+        command: v.command,
+        exit_code: v.exitCode,
+        duration_ms: v.durationMs,
+        output: v.output,
+        findings: v.findings === null ? null : JSON.parse(v.findings),
+        created_at: iso(v.createdAt),
+      })),
       messages: messages.map(messageJson),
     };
-    return { session, episodes, json };
+    return { session, episodes, verification, compactions, json };
   });
 }
 

@@ -35,6 +35,7 @@ export class LoopbackServer {
   framesSent = 0;
   readonly #queues: Record<Route, ScriptedReply[]> = { anthropic: [], openai: [] };
   #models: string[] = ["scripted-model"];
+  #router: ((route: Route, body: Record<string, unknown>) => ScriptedReply | null) | null = null;
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
   readonly #hanging = new Set<ReadableStreamDefaultController<Uint8Array>>();
 
@@ -72,10 +73,21 @@ export class LoopbackServer {
     return this;
   }
 
+  /** Answers requests the router recognises (returns a reply) before the queues are used. */
+  route(router: (route: Route, body: Record<string, unknown>) => ScriptedReply | null): this {
+    this.#router = router;
+    return this;
+  }
+
   /** Models listed by GET /v1/models. */
   models(ids: string[]): this {
     this.#models = ids;
     return this;
+  }
+
+  /** Drops the next queued reply of a route (a test that stopped early). */
+  takeNext(route: Route): void {
+    this.#queues[route].shift();
   }
 
   /** Replies still queued (a test that leaves some usually expected more calls). */
@@ -120,7 +132,7 @@ export class LoopbackServer {
       return new Response("bad json", { status: 400 });
     }
     this.requests.push({ path, headers: Object.fromEntries(req.headers), body });
-    const reply = this.#queues[route].shift();
+    const reply = this.#router?.(route, body) ?? this.#queues[route].shift();
     if (!reply) {
       return Response.json({ error: { type: "api_error", message: "no scripted reply left" } }, {
         status: 500,

@@ -132,3 +132,44 @@ Deno.test("a summary is deterministic and stable: requests between compactions s
     "the cached prefix is rewritten only when a compaction happens",
   );
 });
+
+Deno.test("--compaction model: the model writes the summary in lane 'compaction'; rules keep the first instruction", async () => {
+  await using h = await harness({ context: { window: 6_000, mode: "model" } });
+  let summaries = 0;
+  h.server.route((_route, body) => {
+    if (!String(JSON.stringify(body.system)).includes("You summarise the earlier part")) {
+      return null;
+    }
+    summaries++;
+    return {
+      events: anthropic.reply({
+        text: `- MODEL SUMMARY ${summaries}: parser split in progress`,
+        usage: { input_tokens: 900, output_tokens: 30 },
+      }),
+    };
+  });
+  for (let i = 0; i < 60; i++) {
+    h.server.anthropic({
+      events: anthropic.reply({
+        text:
+          `Working through part ${i} of the task with a reasonably long explanation of what happens next.`,
+        calls: [{ id: `t${i}`, name: "glob", json: JSON.stringify({ pattern: `part${i}` }) }],
+      }),
+    });
+  }
+  h.server.anthropic({ events: anthropic.reply({ text: "done" }) });
+  const result = await h.agent.run(INSTRUCTION, { signal: new AbortController().signal });
+  assert.equal(result.status, "completed");
+  assert.ok(summaries >= 1);
+  const compactions = h.rows<{ method: string; ledger_id: number | null; summary: string }>(
+    "SELECT method, ledger_id, summary FROM compactions ORDER BY id",
+  );
+  assert.equal(compactions.length, summaries);
+  assert.ok(compactions.every((c) => c.method === "model" && c.ledger_id !== null));
+  assert.ok(compactions[0]!.summary.includes(INSTRUCTION));
+  assert.ok(compactions[0]!.summary.includes("MODEL SUMMARY 1"));
+  const lanes = h.rows<{ lane: string; n: number }>(
+    "SELECT lane, count(*) AS n FROM ledger GROUP BY lane ORDER BY lane",
+  );
+  assert.deepEqual(lanes, [{ lane: "compaction", n: summaries }, { lane: "parent", n: 61 }]);
+});
