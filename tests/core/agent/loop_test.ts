@@ -337,3 +337,78 @@ Deno.test("Agent.run(): a stalled tool is cancelled at the tool timeout with its
   const alive = ps.split("\n").filter((l) => l.includes("sleep 1000") && !l.startsWith("Z"));
   assert.deepEqual(alive.filter((l) => l.includes(marker) || /^\S+\s+sleep 1000$/.test(l)), []);
 });
+
+Deno.test("Agent.run() on OpenAI: cached tokens, a 429 and a retried error chunk are persisted per attempt", async () => {
+  await using h = await harness({ provider: "openai" });
+  const partial = openai.reply({ text: "starting" });
+  h.server.openai(
+    {
+      status: 429,
+      headers: { "retry-after": "1" },
+      body: openai.errorBody("Rate limit reached", "requests", "rate_limit_exceeded"),
+    },
+    {
+      events: [
+        ...partial.slice(0, 2),
+        openai.error("The server had an error while processing your request"),
+      ],
+    },
+    {
+      events: openai.reply({
+        text: "final",
+        usage: {
+          prompt_tokens: 5000,
+          completion_tokens: 200,
+          cached_tokens: 4096,
+          reasoning_tokens: 50,
+        },
+      }),
+    },
+  );
+  const result = await h.agent.run("hi", { signal: signal() });
+  assert.equal(result.status, "completed");
+  const rows = h.rows<Record<string, number | string | null>>(
+    "SELECT attempt, error, input_tokens, cache_read_tokens, output_tokens, reasoning_tokens, cost_usd, usage_exact FROM ledger ORDER BY seq",
+  );
+  assert.equal(rows.length, 3);
+  assert.match(String(rows[0]!.error), /429/);
+  assert.match(String(rows[1]!.error), /server had an error/);
+  assert.equal(rows[1]!.usage_exact, 0);
+  assert.deepEqual([
+    rows[2]!.input_tokens,
+    rows[2]!.cache_read_tokens,
+    rows[2]!.output_tokens,
+    rows[2]!.reasoning_tokens,
+  ], [904, 4096, 200, 50]);
+  // gpt-4o: 904 * 2.5 + 4096 * 1.25 + 200 * 10 per million
+  assert.ok(
+    Math.abs(Number(rows[2]!.cost_usd) - (904 * 2.5 + 4096 * 1.25 + 200 * 10) / 1e6) < 1e-12,
+  );
+  const failed = h.rows<{ status: string; text: string }>(
+    "SELECT status, text FROM messages WHERE role = 'assistant' ORDER BY seq",
+  );
+  assert.deepEqual(failed.map((m) => m.status), ["failed", "complete"]);
+  assert.equal(failed[0]!.text, "starting");
+});
+
+Deno.test("Agent.run() on Anthropic: malformed tool JSON is answered with a tool error", async () => {
+  await using h = await harness();
+  h.server.anthropic(
+    {
+      events: anthropic.reply({
+        calls: [{ id: "bad", name: "edit", json: '{"path": "a.ts", "old_string": ' }],
+      }),
+    },
+    { events: anthropic.reply({ text: "retrying differently" }) },
+  );
+  const result = await h.agent.run("edit", { signal: signal() });
+  assert.equal(result.status, "completed");
+  const call = h.rows<{ status: string; args: string }>("SELECT status, args FROM tool_calls")[0]!;
+  assert.equal(call.status, "error");
+  assert.equal(call.args, '{"path": "a.ts", "old_string": ');
+  const sent = h.server.requests[1]!.body as {
+    messages: { content: { type: string; is_error?: boolean }[] }[];
+  };
+  const last = sent.messages.at(-1)!.content[0]!;
+  assert.deepEqual([last.type, last.is_error], ["tool_result", true]);
+});
