@@ -20,6 +20,17 @@ const world: World = {
   hostname: Deno.hostname(),
   fetch: globalThis.fetch.bind(globalThis),
   version: config.version,
+  random: Math.random,
+  probe: (pid, host) => {
+    // Only this host's processes can be checked, and only where /proc exists.
+    if (host !== Deno.hostname() || Deno.build.os !== "linux") return null;
+    try {
+      Deno.statSync(`/proc/${pid}`);
+      return true;
+    } catch {
+      return false;
+    }
+  },
 };
 
 Deno.exit(await main(Deno.args));

@@ -4,6 +4,7 @@ import { homeFrom } from "../core/home.ts";
 import { createRedactor, secretValuesFromEnv } from "../core/secrets.ts";
 import { checkTimeZone, localTimeZone } from "../core/time.ts";
 import { type Db, openDatabase } from "../core/storage/db.ts";
+import { recoverCrashed } from "../core/session/lifecycle.ts";
 import { colorEnabled, createStyle, type Style, unicodeEnabled } from "../tui/render/style.ts";
 import type { World } from "./world.ts";
 
@@ -44,11 +45,21 @@ export function uiFor(world: World): Ui {
   };
 }
 
-/** Opens the database of the world's BONSAI_HOME, redacting the environment's secrets. */
+/**
+ * Opens the database of the world's BONSAI_HOME, redacting the environment's secrets, and
+ * first promotes crash leftovers to `interrupted` (L5: every process that opens it does).
+ */
 export async function openDb(world: World): Promise<Db> {
   const home = homeFrom(world.env);
   const redactor = createRedactor({ values: secretValuesFromEnv(world.env) });
-  return await openDatabase({ home, clock: world.clock, redactor });
+  const db = await openDatabase({ home, clock: world.clock, redactor });
+  try {
+    recoverCrashed(db, world.probe);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
 }
 
 /** Parses command options with a zod schema; bad input becomes a USAGE error. */

@@ -82,7 +82,7 @@ export async function runHeadless(
     ids: world.ids,
     env: world.env,
     fetch: world.fetch,
-    random: Math.random,
+    random: world.random,
     owner: { pid: world.pid, host: world.hostname },
     platform: Deno.build.os,
   });
@@ -94,6 +94,7 @@ export async function runHeadless(
     projectPath: root,
     prefix: opts.continue === true ? null : String(opts.continue),
     ownPid: world.pid,
+    probe: world.probe,
   });
   const config = await service.provider(
     { provider: opts.provider, model: opts.model, reasoning: opts.reasoning },
@@ -101,13 +102,15 @@ export async function runHeadless(
       ? { provider: resumable.provider, model: resumable.model, reasoning: resumable.reasoning }
       : null,
   );
-  const runtime = resumable ? resumeSession(db, resumable, owner) : startSession(db, world.ids, {
-    projectPath: root,
-    owner,
-    provider: config.provider,
-    model: config.model,
-    reasoning: config.reasoning,
-  });
+  const runtime = resumable
+    ? resumeSession(db, resumable, owner, world.probe)
+    : startSession(db, world.ids, {
+      projectPath: root,
+      owner,
+      provider: config.provider,
+      model: config.model,
+      reasoning: config.reasoning,
+    });
   if (!resumable) runtime.setModel(config.provider, config.model, config.reasoning);
   const agent = service.agent(runtime, config, {
     permissions: new PermissionGate({ allow }),

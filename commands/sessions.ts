@@ -213,7 +213,7 @@ export async function forgetSession(world: World, id: string, raw: unknown): Pro
 
 /** Refuses to act on a session another live process owns. */
 export function refuseLive(world: World, session: Session, verb: string): void {
-  if (isLive(session, world.clock.now(), world.pid)) {
+  if (isLive(session, world.clock.now(), world.pid, world.probe)) {
     throw new BonsaiError(
       "SESSION_LIVE",
       `Cannot ${verb} session '${session.id}': it is live in process ${session.ownerPid ?? "?"}${

@@ -1,6 +1,7 @@
 import type { Clock } from "../core/clock.ts";
 import type { Env } from "../core/home.ts";
 import type { Ids } from "../core/ids.ts";
+import type { ProcessProbe } from "../core/session/liveness.ts";
 import type { Prompter, TextSink } from "../tui/terminal.ts";
 
 export type { Prompter, TextSink };
@@ -18,4 +19,8 @@ export interface World {
   readonly hostname: string;
   readonly fetch: typeof fetch;
   readonly version: string;
+  /** In [0, 1), for backoff jitter. */
+  readonly random: () => number;
+  /** Whether a process of this host is still running (null: cannot tell). */
+  readonly probe: ProcessProbe;
 }

@@ -3,7 +3,7 @@ import { BonsaiError } from "../errors.ts";
 import type { Db } from "../storage/db.ts";
 import { BackgroundTaskStore } from "../storage/background_tasks.ts";
 import { type Session, SessionStore } from "../storage/sessions.ts";
-import { isLive, LIVE_WINDOW_MS } from "./liveness.ts";
+import { isLive, LIVE_WINDOW_MS, type ProcessProbe } from "./liveness.ts";
 import { SessionRuntime } from "./runtime.ts";
 
 /** The process that owns a live session. */
@@ -13,8 +13,10 @@ export interface Owner {
 }
 
 /** L5 at boot: promotes crash leftovers to `interrupted`; returns how many. */
-export function recoverCrashed(db: Db): number {
-  return new SessionStore(db, NO_IDS).recoverInterrupted(db.clock.now(), LIVE_WINDOW_MS).length;
+export function recoverCrashed(db: Db, probe?: ProcessProbe): number {
+  const dead = (pid: number, host: string) => probe?.(pid, host) === false;
+  return new SessionStore(db, NO_IDS).recoverInterrupted(db.clock.now(), LIVE_WINDOW_MS, dead)
+    .length;
 }
 
 /** L1: a new session row for the project, owned by this process, with a fresh cache key. */
@@ -50,7 +52,7 @@ export function startSession(
  */
 export function findResumable(
   db: Db,
-  input: { projectPath: string; prefix: string | null; ownPid: number },
+  input: { projectPath: string; prefix: string | null; ownPid: number; probe?: ProcessProbe },
 ): Session {
   const store = new SessionStore(db, NO_IDS);
   let session: Session;
@@ -70,7 +72,7 @@ export function findResumable(
       { data: { session: session.id, project: session.projectPath } },
     );
   }
-  if (isLive(session, db.clock.now(), input.ownPid)) {
+  if (isLive(session, db.clock.now(), input.ownPid, input.probe)) {
     throw new BonsaiError(
       "SESSION_LIVE",
       `Cannot resume session '${session.id}': it is live in process ${session.ownerPid ?? "?"}${
@@ -87,11 +89,16 @@ export function findResumable(
  * any write), then in one transaction re-checks liveness, claims the row and marks shells and
  * background tasks of the old process `lost`.
  */
-export function resumeSession(db: Db, session: Session, owner: Owner): SessionRuntime {
+export function resumeSession(
+  db: Db,
+  session: Session,
+  owner: Owner,
+  probe?: ProcessProbe,
+): SessionRuntime {
   const runtime = SessionRuntime.load(db, session.id);
   db.write(() => {
     const fresh = new SessionStore(db, NO_IDS).get(session.id);
-    if (isLive(fresh, db.clock.now(), owner.pid)) {
+    if (isLive(fresh, db.clock.now(), owner.pid, probe)) {
       throw new BonsaiError(
         "SESSION_LIVE",
         `Cannot resume session '${session.id}': another process took it just now`,

@@ -306,14 +306,27 @@ export class SessionStore {
 
   /**
    * Boot recovery (L5): sessions left `active` whose owner stopped heartbeating more than
-   * `staleMs` ago become `interrupted`. Rows with a fresh heartbeat belong to a live process.
-   * Returns the ids changed.
+   * `staleMs` ago, or whose owner process is known to be dead, become `interrupted`. Rows
+   * with a fresh heartbeat from a running process are left alone. Returns the ids changed.
    */
-  recoverInterrupted(now: number, staleMs: number): string[] {
+  recoverInterrupted(
+    now: number,
+    staleMs: number,
+    isDead: (pid: number, host: string) => boolean = () => false,
+  ): string[] {
     return this.#db.write(() => {
-      const rows = this.#db.prepare(
-        `SELECT id FROM sessions WHERE status = 'active' AND coalesce(heartbeat_at, created_at) < ?`,
-      ).all(now - staleMs) as { id: string }[];
+      const rows = (this.#db.prepare(
+        `SELECT id, owner_pid, owner_host, coalesce(heartbeat_at, created_at) AS beat FROM sessions WHERE status = 'active'`,
+      ).all() as {
+        id: string;
+        owner_pid: number | null;
+        owner_host: string | null;
+        beat: number;
+      }[])
+        .filter((r) =>
+          r.beat < now - staleMs ||
+          (r.owner_pid !== null && isDead(r.owner_pid, r.owner_host ?? ""))
+        );
       const stmt = this.#db.prepare(
         "UPDATE sessions SET status = 'interrupted', end_reason = 'crash', end_detail = NULL WHERE id = ?",
       );

@@ -55,6 +55,8 @@ export function testWorld(
     hostname: "test-host",
     fetch: () => Promise.reject(new Error("no network in tests")),
     version: "0.0.0-test",
+    random: () => 0,
+    probe: () => null,
   };
   return { world, stdout, stderr, clock };
 }
