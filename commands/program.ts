@@ -116,13 +116,16 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
       "-c, --continue [id]",
       "continue the project's latest session, or the session with this id (prefix)",
     );
+  program.addHelpText(
+    "after",
+    "\nWith no command, bonsai opens the interactive REPL for the project at the current directory.",
+  );
   program.action(run(async () => {
     const opts = program.opts();
     if (opts.print !== undefined) {
       return (await import("./run.ts")).runHeadless(world, opts.print, opts);
     }
-    world.stdout.write(program.helpInformation());
-    return EXIT.OK;
+    return (await import("./repl.ts")).runRepl(world, opts);
   }));
 
   const runCommand = addRunOptions(program.command("run <prompt...>"))

@@ -58,6 +58,16 @@ export class ContextManager {
     this.#summarise = summarise;
   }
 
+  /** What the next request would carry now, without compacting (for /ctx). */
+  peek(): { messages: ChatMessage[]; summarisedItems: number; settings: ContextSettings } {
+    const latest = this.#runtime.latestCompaction;
+    const messages = this.#assemble(this.#runtime.context, latest).messages;
+    const summarisedItems = latest
+      ? this.#runtime.context.filter((e) => e.seq <= latest.toSeq).length
+      : 0;
+    return { messages, summarisedItems, settings: this.#settings };
+  }
+
   /** The messages for the next request. */
   async view(clock: { now(): number }): Promise<ContextView> {
     const entries = this.#runtime.context;

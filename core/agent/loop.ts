@@ -12,6 +12,7 @@ import { type BudgetLimits, checkBudgets, costEnforcement, type Exhaustion } fro
 import { CacheTracker } from "./cache_telemetry.ts";
 import { ledgerEntryFor, ledgerTotals } from "./ledger_entry.ts";
 import { ContextManager, type ContextSettings } from "./context_manager.ts";
+import { type ContextReport, contextReport } from "./context_report.ts";
 import { episodeSummary } from "./summary.ts";
 import { ToolRunner } from "./tool_runner.ts";
 import type { AgentDeps } from "./agent_deps.ts";
@@ -83,7 +84,7 @@ type TurnOutcome =
  */
 export class Agent {
   readonly #deps: AgentDeps;
-  readonly #config: AgentConfig;
+  #config: AgentConfig;
   readonly #cache = new CacheTracker();
   readonly #tools: ToolRunner;
   readonly #context: ContextManager;
@@ -98,6 +99,30 @@ export class Agent {
       { system: config.systemPrompt, tools: deps.tools.specs },
       (transcript) => this.#summarise(transcript),
     );
+  }
+
+  /** Where the context window goes right now (/ctx). */
+  contextReport(): ContextReport {
+    const { messages, summarisedItems, settings } = this.#context.peek();
+    return contextReport({
+      system: this.#config.systemPrompt,
+      tools: this.#deps.tools.specs,
+      messages,
+      window: settings.window,
+      compactAt: settings.compactAt,
+      summarisedItems,
+    });
+  }
+
+  /** Applies changed budget settings from the next run on (REPL /settings). */
+  setLimits(limits: BudgetLimits): void {
+    this.#config = { ...this.#config, limits };
+    this.#tools.setLimits(limits);
+  }
+
+  /** The model and provider this agent talks to. */
+  get model(): { provider: string; model: string } {
+    return { provider: this.#config.provider, model: this.#config.model };
   }
 
   /** Runs one prompt to the end. Never throws for provider or tool failures. */

@@ -19,7 +19,7 @@ const TRANSCRIPT_TEXT_CHARS = 4000;
  */
 export class ToolRunner {
   readonly #deps: AgentDeps;
-  readonly #limits: BudgetLimits;
+  #limits: BudgetLimits;
   readonly #callSeqs = new Map<string, number>();
   readonly #onTitle: (title: string) => void;
 
@@ -27,6 +27,11 @@ export class ToolRunner {
     this.#deps = deps;
     this.#limits = limits;
     this.#onTitle = onTitle;
+  }
+
+  /** Uses new limits from the next call on. */
+  setLimits(limits: BudgetLimits): void {
+    this.#limits = limits;
   }
 
   /** Remembers the transcript entry of a call, for its tool_calls row. */

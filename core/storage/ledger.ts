@@ -195,6 +195,35 @@ export class LedgerStore {
     };
   }
 
+  /** The session's totals per lane and model (for /perf). */
+  breakdown(sessionId: string): (LedgerTotals & { lane: Lane; provider: string; model: string })[] {
+    const rows = this.#db.prepare(
+      `SELECT lane, provider, model, count(*) AS turns, coalesce(sum(error IS NULL), 0) AS completed,
+         sum(input_tokens) AS input, sum(output_tokens) AS output, sum(cache_read_tokens) AS cache_read,
+         sum(cache_write_5m_tokens + cache_write_1h_tokens) AS cache_write, sum(reasoning_tokens) AS reasoning,
+         sum(output_chars) AS chars, coalesce(sum(cost_usd), 0) AS cost, coalesce(sum(baseline_cost_usd), 0) AS baseline,
+         sum(cost_usd IS NULL) AS unpriced, sum(usage_exact = 0) AS inexact
+       FROM ledger WHERE session_id = ? GROUP BY lane, provider, model ORDER BY lane, model`,
+    ).all(sessionId) as Record<string, number | string>[];
+    return rows.map((r) => ({
+      lane: r.lane as Lane,
+      provider: String(r.provider),
+      model: String(r.model),
+      turns: Number(r.turns),
+      completedTurns: Number(r.completed),
+      inputTokens: Number(r.input),
+      outputTokens: Number(r.output),
+      cacheReadTokens: Number(r.cache_read),
+      cacheWriteTokens: Number(r.cache_write),
+      reasoningTokens: Number(r.reasoning),
+      outputChars: Number(r.chars),
+      costUsd: Number(r.cost),
+      baselineCostUsd: Number(r.baseline),
+      unpricedTurns: Number(r.unpriced),
+      inexactUsageTurns: Number(r.inexact),
+    }));
+  }
+
   /** The highest seq in the session (0 when empty). */
   lastSeq(sessionId: string): number {
     const row = this.#db.prepare("SELECT max(seq) AS seq FROM ledger WHERE session_id = ?").get(

@@ -77,7 +77,11 @@ Deno.test("bonsai sessions prints a table that fits COLUMNS", async () => {
   assert.match(lines[0]!, /^ID\s+TITLE\s+STATUS/);
   assert.equal(lines.length, 3);
   assert.ok(lines.every((l) => l.length <= 60), stdout.text);
-  assert.match(lines[1]!, /interrupted/, "sessions left active by a gone process are recovered at boot");
+  assert.match(
+    lines[1]!,
+    /interrupted/,
+    "sessions left active by a gone process are recovered at boot",
+  );
   assert.match(lines[1]!, /6 min ago/);
   assert.ok(!lines[0]!.includes("CREATED"), "the least useful column goes first when narrow");
   assert.ok(!stdout.text.includes("\x1b["), "NO_COLOR means no escapes");

@@ -31,9 +31,13 @@ Deno.test("bonsai --version, --help and no arguments", async () => {
   for (const command of ["sessions", "search", "db"]) {
     assert.match(help.stdout, new RegExp(`\\n  ${command}`));
   }
+  // No command opens the REPL; with input already at its end it says hello and leaves,
+  // keeping no empty session behind.
   const bare = await bonsai([], { home: dir.path });
-  assert.equal(bare.code, 0);
-  assert.match(bare.stdout, /Usage: bonsai/);
+  assert.equal(bare.code, 0, bare.stderr);
+  assert.match(bare.stdout, /Type a request, or \/help/);
+  const left = await bonsai(["sessions", "--all", "--json"], { home: dir.path });
+  assert.deepEqual(JSON.parse(left.stdout), []);
 });
 
 Deno.test("bonsai reports errors on stderr with documented exit codes", async () => {

@@ -1,0 +1,33 @@
+import { formatCompact, formatUsd } from "./format.ts";
+import type { Style } from "./style.ts";
+import { truncate } from "./width.ts";
+
+/** What the status line shows before each prompt. */
+export interface StatusInfo {
+  readonly title: string;
+  readonly model: string | null;
+  readonly tokens: number;
+  readonly costUsd: number;
+  readonly costFloor: boolean;
+  /** Live peers waiting on this session (P1; 0 until peers exist). */
+  readonly waitingPeers: number;
+}
+
+/** One dim line: title · model · tokens · cost (· waiting peers). */
+export function renderStatusLine(
+  s: StatusInfo,
+  options: { style: Style; width: number; ascii: boolean },
+): string {
+  const sep = options.ascii ? " | " : " · ";
+  const parts = [
+    s.model ?? "no model",
+    `${formatCompact(s.tokens)} tokens`,
+    formatUsd(s.costUsd, { floor: s.costFloor, ascii: options.ascii }),
+    ...(s.waitingPeers > 0
+      ? [`${s.waitingPeers} peer${s.waitingPeers > 1 ? "s" : ""} waiting`]
+      : []),
+  ];
+  const tail = parts.join(sep);
+  const room = Math.max(8, options.width - tail.length - sep.length - 1);
+  return options.style.dim(`${truncate(s.title, room)}${sep}${tail}`);
+}

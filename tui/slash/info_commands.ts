@@ -1,0 +1,140 @@
+import { BonsaiError } from "../../core/errors.ts";
+import {
+  describeSettings,
+  saveSetting,
+  settingDef,
+  SETTINGS,
+} from "../../core/service/settings_catalog.ts";
+import { LedgerStore } from "../../core/storage/ledger.ts";
+import { SettingsStore } from "../../core/storage/settings.ts";
+import { renderContext } from "../render/ctx_report.ts";
+import { renderPerf } from "../render/perf_report.ts";
+import { renderTable } from "../render/table.ts";
+import type { SlashCommand } from "./command.ts";
+
+export const helpCommand: SlashCommand = {
+  name: "help",
+  summary: "list the commands",
+  run(ctx) {
+    const rows = ctx.commands.map((c) => [
+      `/${c.name}${c.args ? ` ${c.args}` : ""}`,
+      c.summary + (c.aliases?.length ? ` (also /${c.aliases.join(", /")})` : ""),
+    ]);
+    ctx.print(
+      renderTable(
+        [{
+          header: "COMMAND",
+          paint: (t) => ctx.style.cyan(t),
+        }, { header: "WHAT IT DOES", shrink: true, min: 20 }],
+        rows,
+        {
+          width: ctx.width,
+          style: ctx.style,
+          ascii: ctx.ascii,
+        },
+      ),
+    );
+    ctx.print(
+      ctx.style.dim(
+        "Ctrl-C cancels a reply or tool (twice on an empty prompt quits); Ctrl-D quits; Tab completes.\n",
+      ),
+    );
+    return Promise.resolve();
+  },
+};
+
+export const quitCommand: SlashCommand = {
+  name: "quit",
+  aliases: ["exit"],
+  summary: "save everything and leave",
+  run: () => Promise.resolve("quit" as const),
+};
+
+export const perfCommand: SlashCommand = {
+  name: "perf",
+  aliases: ["cost"],
+  summary: "this session's usage: turns, tokens, cost, cache saving, by lane and model",
+  run(ctx) {
+    ctx.runtime.flush();
+    const ledger = new LedgerStore(ctx.db);
+    const session = ctx.runtime.session;
+    ctx.print(renderPerf(
+      {
+        title: session.title,
+        id: session.id,
+        totals: ledger.totals(session.id),
+        rows: ledger.breakdown(session.id),
+      },
+      { style: ctx.style, width: ctx.width, ascii: ctx.ascii },
+    ));
+    return Promise.resolve();
+  },
+};
+
+export const ctxCommand: SlashCommand = {
+  name: "ctx",
+  summary: "where the context window goes: system, tools, messages, tool results, summaries",
+  run(ctx) {
+    if (!ctx.agent) {
+      throw new BonsaiError(
+        "CONFIG",
+        "No model is configured, so there is no context window to show",
+      );
+    }
+    ctx.print(
+      renderContext(ctx.agent.contextReport(), {
+        style: ctx.style,
+        width: ctx.width,
+        ascii: ctx.ascii,
+      }),
+    );
+    return Promise.resolve();
+  },
+};
+
+export const settingsCommand: SlashCommand = {
+  name: "settings",
+  args: "[key [value|off]]",
+  summary: "view or change saved budget presets and defaults (used from the next prompt)",
+  run(ctx, args) {
+    const store = new SettingsStore(ctx.db);
+    const [key, ...rest] = args.trim().split(/\s+/).filter(Boolean);
+    if (!key) {
+      const rows = describeSettings(store).map(({ def, value }) => [
+        def.key,
+        value === null ? (def.key.startsWith("budget.") ? "off" : "-") : def.format(value),
+        def.description,
+      ]);
+      ctx.print(renderTable(
+        [{ header: "SETTING", paint: (t) => ctx.style.cyan(t) }, { header: "VALUE" }, {
+          header: "MEANING",
+          shrink: true,
+          min: 16,
+        }],
+        rows,
+        { width: ctx.width, style: ctx.style, ascii: ctx.ascii },
+      ));
+      ctx.print(
+        ctx.style.dim(
+          "Change one with /settings <key> <value>; remove it with /settings <key> off.\n",
+        ),
+      );
+      return Promise.resolve();
+    }
+    const def = settingDef(key);
+    if (rest.length === 0) {
+      const raw = store.get(key);
+      ctx.print(`${key} = ${raw === null ? "(not set)" : def.format(JSON.parse(raw))}\n`);
+    } else if (rest.length === 1 && ["off", "unset", "none"].includes(rest[0]!)) {
+      store.set(key, null);
+      ctx.print(`Removed ${key}.\n`);
+    } else {
+      const value = saveSetting(store, key, rest.join(" "));
+      ctx.print(`Saved ${key} = ${def.format(value)} (applies from the next prompt).\n`);
+    }
+    return Promise.resolve();
+  },
+  complete(_ctx, partial) {
+    return SETTINGS.map((s) => s.key).filter((k) => k.startsWith(partial));
+  },
+};

@@ -1,0 +1,54 @@
+import { closest } from "../../core/suggest.ts";
+import type { SlashCommand } from "./command.ts";
+import {
+  ctxCommand,
+  helpCommand,
+  perfCommand,
+  quitCommand,
+  settingsCommand,
+} from "./info_commands.ts";
+import {
+  clearCommand,
+  forgetCommand,
+  newCommand,
+  pinCommand,
+  resumeCommand,
+  searchCommand,
+  sessionsCommand,
+  titleCommand,
+  unpinCommand,
+} from "./session_commands.ts";
+
+/** Every slash command, in /help order. */
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  helpCommand,
+  sessionsCommand,
+  resumeCommand,
+  newCommand,
+  clearCommand,
+  titleCommand,
+  pinCommand,
+  unpinCommand,
+  searchCommand,
+  forgetCommand,
+  perfCommand,
+  ctxCommand,
+  settingsCommand,
+  quitCommand,
+];
+
+/** The command a typed name refers to (name or alias), or null. */
+export function findCommand(
+  name: string,
+  commands: readonly SlashCommand[] = SLASH_COMMANDS,
+): SlashCommand | null {
+  return commands.find((c) => c.name === name || c.aliases?.includes(name)) ?? null;
+}
+
+/** The likely intended command for an unknown name, or null. */
+export function suggestCommand(
+  name: string,
+  commands: readonly SlashCommand[] = SLASH_COMMANDS,
+): string | null {
+  return closest(name, commands.flatMap((c) => [c.name, ...(c.aliases ?? [])]));
+}

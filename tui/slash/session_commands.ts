@@ -1,0 +1,212 @@
+import { BonsaiError } from "../../core/errors.ts";
+import { findResumable } from "../../core/session/lifecycle.ts";
+import { type Session, SessionStore } from "../../core/storage/sessions.ts";
+import { searchMessages } from "../../core/storage/search.ts";
+import { formatAge, formatCompact, formatDateTime } from "../render/format.ts";
+import { renderTable } from "../render/table.ts";
+import type { ReplContext, SlashCommand } from "./command.ts";
+
+const store = (ctx: ReplContext) => new SessionStore(ctx.db, { next: () => "", token: () => "" });
+
+/** Session ids of this project, for Tab completion. */
+function projectIds(ctx: ReplContext, partial: string): string[] {
+  return store(ctx).list({ projectPath: ctx.runtime.session.projectPath, limit: 200 })
+    .map((s) => s.id.slice(0, 10))
+    .filter((id) => id.startsWith(partial.toLowerCase()));
+}
+
+export const sessionsCommand: SlashCommand = {
+  name: "sessions",
+  summary: "list this project's sessions",
+  run(ctx) {
+    const s = store(ctx);
+    const sessions = s.list({ projectPath: ctx.runtime.session.projectPath, limit: 30 });
+    const short = s.shortIds(sessions.map((x) => x.id));
+    ctx.print(renderTable(
+      [
+        { header: "ID", paint: (t) => ctx.style.cyan(t) },
+        { header: "TITLE", shrink: true, min: 12 },
+        { header: "STATUS" },
+        { header: "UPDATED" },
+        { header: "MSGS", align: "right", drop: 1 },
+        { header: "TOKENS", align: "right", drop: 2 },
+      ],
+      sessions.map((x) => [
+        `${short.get(x.id)}${x.id === ctx.runtime.id ? "*" : ""}`,
+        `${x.pinned ? (ctx.ascii ? "* " : "★ ") : ""}${x.title}`,
+        x.status,
+        formatAge(x.contentUpdatedAt, ctx.now, ctx.timeZone),
+        String(x.messageCount),
+        formatCompact(x.totalTokens),
+      ]),
+      { width: ctx.width, style: ctx.style, ascii: ctx.ascii },
+    ));
+    return Promise.resolve();
+  },
+};
+
+export const resumeCommand: SlashCommand = {
+  name: "resume",
+  args: "[id]",
+  summary: "switch to another session of this project (a picker without id)",
+  async run(ctx, args) {
+    let target: Session;
+    const owner = ctx.runtime.session;
+    if (args.trim()) {
+      target = findResumable(ctx.db, {
+        projectPath: owner.projectPath,
+        prefix: args.trim(),
+        ownPid: owner.ownerPid ?? -1,
+      });
+    } else {
+      const choices = store(ctx).list({ projectPath: owner.projectPath, limit: 30 })
+        .filter((x) => x.id !== ctx.runtime.id)
+        .map((x) => ({
+          value: x.id,
+          name: `${x.title} — ${
+            formatAge(x.contentUpdatedAt, ctx.now, ctx.timeZone)
+          }, ${x.messageCount} messages`,
+        }));
+      if (choices.length === 0) {
+        ctx.print("No other session in this project to resume.\n");
+        return;
+      }
+      const picked = await ctx.pick("Resume which session?", choices);
+      if (!picked) return;
+      target = findResumable(ctx.db, {
+        projectPath: owner.projectPath,
+        prefix: picked,
+        ownPid: owner.ownerPid ?? -1,
+      });
+    }
+    if (target.id === ctx.runtime.id) {
+      ctx.print("That is the current session.\n");
+      return;
+    }
+    await ctx.resume(target);
+    ctx.print(
+      `Resumed ${ctx.style.bold(target.title)} ${
+        ctx.style.dim(target.id)
+      } (${target.messageCount} messages).\n`,
+    );
+  },
+  complete: projectIds,
+};
+
+export const forgetCommand: SlashCommand = {
+  name: "forget",
+  args: "<id>",
+  summary: "delete a session and everything recorded with it (asks first)",
+  async run(ctx, args) {
+    if (!args.trim()) throw new BonsaiError("USAGE", "Usage: /forget <id>");
+    const s = store(ctx);
+    const target = s.resolve(args.trim());
+    if (target.id === ctx.runtime.id) {
+      throw new BonsaiError("USAGE", "Cannot forget the session you are in; /new first");
+    }
+    if (target.projectPath !== ctx.runtime.session.projectPath) {
+      throw new BonsaiError(
+        "CROSS_PROJECT",
+        `Session '${target.id}' belongs to '${target.projectPath}'`,
+      );
+    }
+    if (target.status === "active") {
+      throw new BonsaiError("SESSION_LIVE", `Session '${target.id}' is live in another process`);
+    }
+    if (
+      !(await ctx.confirm(`Delete '${target.title}' (${target.messageCount} messages) for good?`))
+    ) {
+      ctx.print("Nothing deleted.\n");
+      return;
+    }
+    s.forget(target.id);
+    ctx.print(`Forgot ${target.id}.\n`);
+  },
+  complete: projectIds,
+};
+
+export const searchCommand: SlashCommand = {
+  name: "search",
+  args: "<query>",
+  summary: 'search every session\'s messages (words, "phrases", prefix*)',
+  run(ctx, args) {
+    if (!args.trim()) throw new BonsaiError("USAGE", "Usage: /search <query>");
+    const hits = searchMessages(ctx.db, args, { limit: 15 });
+    if (hits.length === 0) {
+      ctx.print("No matches.\n");
+      return Promise.resolve();
+    }
+    const out = hits.map((h) => {
+      let snippet = "";
+      let at = 0;
+      for (const [a, b] of h.highlights) {
+        snippet += h.snippet.slice(at, a) + ctx.style.bold(ctx.style.yellow(h.snippet.slice(a, b)));
+        at = b;
+      }
+      snippet += h.snippet.slice(at);
+      const head = `${ctx.style.bold(h.sessionTitle)} ${
+        ctx.style.dim(
+          `· ${h.role} · ${formatDateTime(h.createdAt, ctx.timeZone)} · ${
+            h.sessionId.slice(0, 10)
+          }`,
+        )
+      }`;
+      return `${head}\n  ${snippet.replace(/\s+/g, " ")}`;
+    });
+    ctx.print(`${out.join("\n")}\n`);
+    return Promise.resolve();
+  },
+};
+
+export const titleCommand: SlashCommand = {
+  name: "title",
+  args: "<text>",
+  summary: "rename this session",
+  run(ctx, args) {
+    const title = args.replace(/\s+/g, " ").trim();
+    if (!title) throw new BonsaiError("USAGE", "Usage: /title <text>");
+    ctx.runtime.setTitle(title.slice(0, 200), "user");
+    ctx.runtime.flush();
+    ctx.print(`Session titled '${title}'.\n`);
+    return Promise.resolve();
+  },
+};
+
+export const pinCommand: SlashCommand = {
+  name: "pin",
+  summary: "pin this session to the top of listings",
+  run(ctx) {
+    store(ctx).setPinned(ctx.runtime.id, true);
+    ctx.print("Pinned.\n");
+    return Promise.resolve();
+  },
+};
+
+export const unpinCommand: SlashCommand = {
+  name: "unpin",
+  summary: "unpin this session",
+  run(ctx) {
+    store(ctx).setPinned(ctx.runtime.id, false);
+    ctx.print("Unpinned.\n");
+    return Promise.resolve();
+  },
+};
+
+export const clearCommand: SlashCommand = {
+  name: "clear",
+  summary: "end this session and start a fresh one (clears the screen)",
+  async run(ctx) {
+    await ctx.rotate("clear");
+    if (ctx.isTerminal) ctx.print("\x1b[2J\x1b[H");
+    ctx.print(`New session ${ctx.style.dim(ctx.runtime.id)}.\n`);
+  },
+};
+
+export const newCommand: SlashCommand = {
+  name: "new",
+  summary: "end this session and start a fresh one",
+  async run(ctx) {
+    await ctx.rotate("new");
+    ctx.print(`New session ${ctx.style.dim(ctx.runtime.id)}.\n`);
+  },
+};
