@@ -13,10 +13,18 @@ export class Heartbeat {
   readonly #timers: Timers;
   #timer: number | null = null;
 
-  constructor(runtime: SessionRuntime, clock: Clock, timers: Timers = realTimers) {
+  readonly #afterBeat: () => void;
+
+  constructor(
+    runtime: SessionRuntime,
+    clock: Clock,
+    timers: Timers = realTimers,
+    afterBeat: () => void = () => {},
+  ) {
     this.#runtime = runtime;
     this.#clock = clock;
     this.#timers = timers;
+    this.#afterBeat = afterBeat;
   }
 
   /** Follows another session. */
@@ -31,10 +39,11 @@ export class Heartbeat {
     this.#timer = this.#timers.setInterval(() => this.beat(), HEARTBEAT_INTERVAL_MS);
   }
 
-  /** One beat; a failure (a busy database) is retried at the next beat. */
+  /** One beat (then the maintenance hook); a failure (a busy database) is retried at the next beat. */
   beat(): void {
     try {
       this.#runtime.heartbeat(this.#clock.now());
+      this.#afterBeat();
     } catch {
       // the next beat tries again; liveness tolerates one missed beat (15 s window)
     }

@@ -78,6 +78,20 @@ export class Db {
     }
   }
 
+  /**
+   * Sets how many WAL pages trigger an automatic checkpoint inside a commit (0: never).
+   * Interactive processes turn it off and checkpoint between flushes instead, so no flush
+   * pays for copying the WAL into the database.
+   */
+  setAutoCheckpoint(pages: number): void {
+    this.#conn.exec(`PRAGMA wal_autocheckpoint = ${Math.max(0, Math.floor(pages))}`);
+  }
+
+  /** A passive checkpoint: copies what it can without waiting for other connections. */
+  checkpoint(): void {
+    this.#conn.prepare("PRAGMA wal_checkpoint(PASSIVE)").get();
+  }
+
   /** Closes the connection; the last one out checkpoints the WAL. */
   close(): void {
     this.#statements.clear();

@@ -1,0 +1,105 @@
+// Benchmark for the REPL's persistence (issue: REPL lifecycle). Prints one JSON object.
+//   deno run -A scripts/bench_persist.ts [--messages 10000]
+// With a 10,000-message session: a flush after one new message, an idle persister tick,
+// and resuming the session (load everything, then the atomic switch).
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+import { systemClock } from "../core/clock.ts";
+import { homeAt } from "../core/home.ts";
+import { cryptoRandom, ulidSource } from "../core/ids.ts";
+import { createRedactor } from "../core/secrets.ts";
+import { endSession, resumeSession, startSession } from "../core/session/lifecycle.ts";
+import { Persister } from "../core/session/persister.ts";
+import { SessionStore } from "../core/storage/sessions.ts";
+import { openDatabase } from "../core/storage/db.ts";
+import { Corpus } from "./lib/corpus.ts";
+import { Prng } from "./lib/prng.ts";
+import { progress, stats } from "./lib/bench_util.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { messages: { type: "string", default: "10000" } },
+});
+const total = Number(values.messages);
+const dir = await Deno.makeTempDir({ prefix: "bonsai-bench-persist-" });
+try {
+  const db = await openDatabase({
+    home: homeAt(join(dir, "home")),
+    clock: systemClock,
+    redactor: createRedactor(),
+  });
+  const ids = ulidSource(systemClock, cryptoRandom);
+  const owner = { pid: Deno.pid, host: "bench" };
+  const runtime = startSession(db, ids, { projectPath: dir, owner });
+  const corpus = new Corpus(new Prng(7));
+  progress(`building a ${total}-message session ...`);
+  for (let i = 0; i < total; i++) {
+    const role = i % 2 === 0 ? "user" : "assistant";
+    const text = corpus.message(200);
+    const seq = runtime.addMessage({ role, text });
+    runtime.addContext({ role, content: [{ type: "text", text }] }, seq);
+    if (i % 500 === 499) runtime.flush();
+  }
+  runtime.flush();
+
+  // As in the REPL: flushes do not checkpoint; the heartbeat (every 3 s) does.
+  db.setAutoCheckpoint(0);
+  db.checkpoint();
+  const flush: number[] = [];
+  let lastCheckpoint = performance.now();
+  for (let i = 0; i < 2000; i++) {
+    if (performance.now() - lastCheckpoint > 3000) {
+      db.checkpoint();
+      lastCheckpoint = performance.now();
+    }
+    const text = corpus.message(200);
+    const t = performance.now();
+    const seq = runtime.addMessage({ role: "user", text });
+    runtime.addContext({ role: "user", content: [{ type: "text", text }] }, seq);
+    runtime.flush();
+    flush.push(performance.now() - t);
+  }
+
+  const persister = new Persister(runtime);
+  const idle: number[] = [];
+  let wrote = 0;
+  const changesBefore =
+    (db.connection.prepare("SELECT total_changes() AS n").get() as { n: number }).n;
+  for (let i = 0; i < 100_000; i++) {
+    const t = performance.now();
+    if (persister.tick()) wrote++;
+    idle.push(performance.now() - t);
+  }
+  const changesAfter =
+    (db.connection.prepare("SELECT total_changes() AS n").get() as { n: number }).n;
+
+  endSession(runtime, "completed", "quit");
+  const session = new SessionStore(db, ids).get(runtime.id);
+  const resume: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const t = performance.now();
+    const resumed = resumeSession(db, session, owner);
+    resume.push(performance.now() - t);
+    endSession(resumed, "completed", "quit");
+  }
+  db.close();
+  const f = stats(flush);
+  const idleStats = stats(idle);
+  const r = stats(resume);
+  console.log(JSON.stringify({
+    bench: "persist",
+    session_messages: total,
+    flush_after_one_message: f,
+    idle_tick: {
+      ...idleStats,
+      mean_ms: Number((idle.reduce((a, b) => a + b, 0) / idle.length).toFixed(5)),
+      ticks_that_wrote: wrote,
+      rows_changed: changesAfter - changesBefore,
+    },
+    resume: r,
+    targets: { flush_p99_ms: 2, idle_tick_ms: 0.05, resume_ms: 100 },
+    targets_met: f.p99_ms <= 2 && idleStats.p99_ms <= 0.05 && wrote === 0 && r.p50_ms <= 100,
+  }));
+} finally {
+  await Deno.remove(dir, { recursive: true });
+}

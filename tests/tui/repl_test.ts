@@ -1,0 +1,245 @@
+import assert from "node:assert/strict";
+import { anthropic } from "../support/sse_scripts.ts";
+import { replHarness } from "../support/repl_harness.ts";
+
+Deno.test("Repl: a prompt with a tool call asks permission; 'always' holds for the session; every answer is recorded", async () => {
+  await using h = await replHarness({ answers: ["a"] });
+  const exec = (id: string, cmd: string) => ({
+    events: anthropic.reply({
+      calls: [{ id, name: "exec", json: JSON.stringify({ command: cmd }) }],
+    }),
+  });
+  h.server.anthropic(
+    exec("x1", "echo one"),
+    { events: anthropic.reply({ text: "ran one" }) },
+    exec("x2", "echo two"),
+    {
+      events: anthropic.reply({ text: "ran two" }),
+    },
+  );
+  await h.repl.handle("run one");
+  await h.repl.handle("run two");
+  assert.equal(h.io.questions.length, 1, "asked once, then 'always' applied");
+  const out = h.io.take();
+  assert.match(out, /● exec echo one/);
+  assert.match(out, /⎿ exit 0/);
+  assert.match(out, /ran two/);
+  const perms = h.rows<{ text: string }>(
+    "SELECT text FROM messages WHERE kind = 'permission' ORDER BY seq",
+  );
+  assert.match(perms[0]!.text, /allowed always for this session/);
+  assert.match(perms[1]!.text, /allowed \(always for this session\)/);
+  const title = h.rows<{ title: string; title_source: string }>(
+    "SELECT title, title_source FROM sessions",
+  )[0]!;
+  assert.deepEqual(title, { title: "run one", title_source: "derived" });
+});
+
+Deno.test("Repl: denying a permission keeps the file system untouched and tells the model", async () => {
+  await using h = await replHarness({ answers: ["n"] });
+  h.server.anthropic(
+    {
+      events: anthropic.reply({
+        calls: [{ id: "w1", name: "write", json: '{"path":"x.txt","content":"x"}' }],
+      }),
+    },
+    { events: anthropic.reply({ text: "ok, not writing" }) },
+  );
+  await h.repl.handle("write x");
+  await assert.rejects(() => Deno.stat(`${h.root}/x.txt`));
+  const perm = h.rows<{ text: string }>("SELECT text FROM messages WHERE kind = 'permission'")[0]!;
+  assert.match(perm.text, /denied by the user/);
+});
+
+Deno.test("Repl: /title, /pin, /unpin, /sessions, /search and unknown commands", async () => {
+  await using h = await replHarness();
+  h.server.anthropic({ events: anthropic.reply({ text: "the zebra answer" }) });
+  await h.repl.handle("tell me about zebras");
+  await h.repl.handle("/title  Zebra   facts ");
+  await h.repl.handle("/pin");
+  let row = h.rows<{ title: string; title_source: string; pinned: number }>(
+    "SELECT title, title_source, pinned FROM sessions",
+  )[0]!;
+  assert.deepEqual(row, { title: "Zebra facts", title_source: "user", pinned: 1 });
+  await h.repl.handle("/unpin");
+  row = h.rows<{ title: string; title_source: string; pinned: number }>(
+    "SELECT title, title_source, pinned FROM sessions",
+  )[0]!;
+  assert.equal(row.pinned, 0);
+  h.io.take();
+  await h.repl.handle("/sessions");
+  assert.match(h.io.take(), /Zebra facts/);
+  await h.repl.handle("/search zebra");
+  assert.match(h.io.take(), /the zebra answer/);
+  await h.repl.handle("/sesions");
+  assert.match(h.io.take(), /Unknown command \/sesions\. Did you mean \/sessions\?/);
+  await h.repl.handle("/title");
+  assert.match(h.io.take(), /Usage: \/title <text>/);
+  assert.equal(await h.repl.handle("/exit"), "quit");
+});
+
+Deno.test("Repl: /new completes the session and starts a fresh row with a new cache key", async () => {
+  await using h = await replHarness();
+  h.server.anthropic({ events: anthropic.reply({ text: "first" }) });
+  await h.repl.handle("first prompt");
+  const first = h.repl.runtime.session;
+  await h.repl.handle("/new");
+  const second = h.repl.runtime.session;
+  assert.notEqual(second.id, first.id);
+  assert.notEqual(second.cacheKey, first.cacheKey);
+  assert.equal(second.parentId, first.id);
+  const old = h.rows<{ status: string; end_reason: string }>(
+    "SELECT status, end_reason FROM sessions WHERE id = ?",
+    first.id,
+  )[0]!;
+  assert.deepEqual(old, { status: "completed", end_reason: "new" });
+  assert.equal(h.rows("SELECT * FROM episodes WHERE session_id = ?", second.id).length, 0);
+  assert.equal(h.repl.runtime.plan.todos.length, 0);
+  // An empty session is not kept when it ends.
+  await h.repl.handle("/clear");
+  assert.equal(h.rows("SELECT * FROM sessions WHERE id = ?", second.id).length, 0);
+});
+
+Deno.test("Repl: /resume switches sessions; other projects' and live sessions are refused without changes", async () => {
+  await using h = await replHarness({ answers: [] });
+  h.server.anthropic({ events: anthropic.reply({ text: "in the first" }) });
+  await h.repl.handle("first");
+  const first = h.repl.runtime.session;
+  await h.repl.handle("/new");
+  h.server.anthropic({ events: anthropic.reply({ text: "in the second" }) });
+  await h.repl.handle("second");
+  const second = h.repl.runtime.session;
+  await h.repl.handle(`/resume ${first.id}`);
+  assert.equal(h.repl.runtime.id, first.id);
+  assert.equal(h.repl.runtime.session.cacheKey, first.cacheKey);
+  assert.equal(h.repl.runtime.session.status, "active");
+  assert.deepEqual(
+    h.rows<{ status: string; end_reason: string }>(
+      "SELECT status, end_reason FROM sessions WHERE id = ?",
+      second.id,
+    )[0],
+    { status: "completed", end_reason: "switched" },
+  );
+  // Another project's session.
+  const other = h.db.connection;
+  other.prepare("INSERT INTO projects (root_path, created_at) VALUES ('/elsewhere', 0)").run();
+  other.prepare(
+    `INSERT INTO sessions (id, project_id, cache_key, created_at, content_updated_at, status)
+     VALUES ('zzzzzzzzzz0000000000000000', (SELECT id FROM projects WHERE root_path = '/elsewhere'), 'k', 0, 0, 'completed')`,
+  ).run();
+  const before = JSON.stringify(h.rows("SELECT * FROM sessions ORDER BY id"));
+  h.io.take();
+  await h.repl.handle("/resume zzzzzzzzzz");
+  assert.match(h.io.take(), /belongs to project '\/elsewhere'/);
+  // A live one: another process heartbeating it now.
+  other.prepare(
+    "UPDATE sessions SET status = 'active', owner_pid = 999, heartbeat_at = ? WHERE id = ?",
+  ).run(h.clock.now(), second.id);
+  const live = JSON.stringify(h.rows("SELECT * FROM sessions ORDER BY id"));
+  await h.repl.handle(`/resume ${second.id}`);
+  assert.match(h.io.take(), /is live in process 999/);
+  assert.equal(
+    JSON.stringify(h.rows("SELECT * FROM sessions ORDER BY id")),
+    live,
+    "a refused resume changes nothing",
+  );
+  assert.notEqual(before, live);
+  assert.equal(h.repl.runtime.id, first.id);
+});
+
+Deno.test("Repl: /resume without an id offers a picker; /forget asks first", async () => {
+  await using h = await replHarness({ answers: [] });
+  h.server.anthropic({ events: anthropic.reply({ text: "a" }) }, {
+    events: anthropic.reply({ text: "b" }),
+  });
+  await h.repl.handle("alpha");
+  const alpha = h.repl.runtime.id;
+  await h.repl.handle("/new");
+  await h.repl.handle("beta");
+  const beta = h.repl.runtime.id;
+  (h.io as unknown as { answers: string[] }).answers.push(alpha.slice(0, 8), "n", "y");
+  await h.repl.handle("/resume");
+  assert.equal(h.repl.runtime.id, alpha);
+  await h.repl.handle(`/forget ${beta}`);
+  assert.equal(h.rows("SELECT * FROM sessions WHERE id = ?", beta).length, 1, "declined: kept");
+  await h.repl.handle(`/forget ${beta}`);
+  assert.equal(h.rows("SELECT * FROM sessions WHERE id = ?", beta).length, 0);
+  assert.equal(h.rows("SELECT * FROM messages WHERE session_id = ?", beta).length, 0);
+});
+
+Deno.test("Repl: /settings changes budgets from the next prompt; /perf and /ctx report", async () => {
+  await using h = await replHarness();
+  await h.repl.handle("/settings budget.max_turns 1");
+  assert.match(h.io.take(), /Saved budget.max_turns = 1/);
+  h.server.anthropic({
+    events: anthropic.reply({
+      calls: [{ id: "g", name: "glob", json: '{"pattern":"*"}' }],
+      usage: { input_tokens: 100, output_tokens: 10 },
+    }),
+  });
+  await h.repl.handle("look around");
+  assert.match(h.io.take(), /Budget exhausted: max_turns \(used 1 of 1\)/);
+  await h.repl.handle("/settings budget.max_turns off");
+  await h.repl.handle("/settings budget.max_turns nope");
+  assert.match(h.io.take(), /expected a whole number/);
+  await h.repl.handle("/perf");
+  const perf = h.io.take();
+  assert.match(perf, /turns\s+1 completed/);
+  assert.match(perf, /parent\s+claude-sonnet-4-5-20250929\s+1\s+100\s+10/);
+  await h.repl.handle("/cost");
+  assert.match(h.io.take(), /cache\s+hit rate/);
+  await h.repl.handle("/ctx");
+  const ctx = h.io.take();
+  assert.match(ctx, /Context [\d.k]+ of 200k tokens/);
+  assert.match(ctx, /tool schemas/);
+});
+
+Deno.test("Repl: Tab completes commands, session ids and setting keys", async () => {
+  await using h = await replHarness();
+  assert.deepEqual(h.repl.complete("/re")[0], ["/resume"]);
+  assert.deepEqual(h.repl.complete("/se")[0].sort(), ["/search", "/sessions", "/settings"]);
+  assert.deepEqual(h.repl.complete("/settings budget.max_t")[0], ["/settings budget.max_turns"]);
+  h.server.anthropic({ events: anthropic.reply({ text: "x" }) });
+  await h.repl.handle("hello");
+  const id = h.repl.runtime.id;
+  assert.deepEqual(h.repl.complete(`/resume ${id.slice(0, 4)}`)[0], [`/resume ${id.slice(0, 10)}`]);
+});
+
+Deno.test("Repl: Ctrl-C cancels the reply in progress; the partial is kept, marked cancelled", async () => {
+  await using h = await replHarness();
+  h.server.anthropic({
+    events: anthropic.reply({ text: "a reply that will be cut off" }),
+    hangAfter: 5,
+  });
+  const running = h.repl.handle("talk");
+  while (!h.io.output.includes("a reply")) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(h.repl.cancel(), true);
+  await running;
+  assert.equal(h.repl.cancel(), false, "nothing left to cancel");
+  assert.match(h.io.take(), /cancelled; what was written so far is kept/);
+  const reply = h.rows<{ status: string; text: string }>(
+    "SELECT status, text FROM messages WHERE role = 'assistant'",
+  )[0]!;
+  assert.equal(reply.status, "cancelled");
+  assert.ok(reply.text.startsWith("a reply"));
+});
+
+Deno.test("Repl: the persister writes only changed groups, every tick; close() records the terminal reason", async () => {
+  await using h = await replHarness();
+  h.server.anthropic({ events: anthropic.reply({ text: "hello" }) });
+  await h.repl.handle("hi");
+  const changes = () =>
+    Number((h.db.connection.prepare("SELECT total_changes() AS n").get() as { n: number }).n);
+  const before = changes();
+  h.timers.fire(); // persister tick + heartbeat
+  const afterTick = changes();
+  assert.equal(afterTick - before, 1, "an idle tick writes nothing but the heartbeat");
+  h.repl.runtime.setPlan({ plan: "p", todos: [] });
+  h.timers.fire();
+  assert.equal(h.rows("SELECT * FROM snapshot_groups WHERE grp = 'plan'").length, 1);
+  h.repl.close("sigterm");
+  const row = h.rows<{ status: string; end_reason: string }>(
+    "SELECT status, end_reason FROM sessions",
+  )[0]!;
+  assert.deepEqual(row, { status: "interrupted", end_reason: "sigterm" });
+});
