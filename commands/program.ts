@@ -190,6 +190,20 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
       run(async () => (await import("./search.ts")).search(world, words, search.opts()))()
     );
 
+  const usageCommand = program.command("usage [tab]")
+    .description(
+      "usage dashboard across projects: activity (default), models, cost, sessions, tools, cache",
+    )
+    .option("--since <when>", "from a date (YYYY-MM-DD) or span back from now (7d, 30d, 12m)")
+    .option("--until <when>", "up to and including a date, or a span back from now")
+    .option("--project <path>", "only the project at PATH")
+    .option("--tz <zone>", "time zone for days and hours (default: TZ or the system's)")
+    .option("--breakdown", "per model inside each day")
+    .option("--json", "print one JSON object (every tab when no tab is given)")
+    .action((tab: string | undefined) =>
+      run(async () => (await import("./usage.ts")).usage(world, tab, usageCommand.opts()))()
+    );
+
   const settings = program.command("settings")
     .description("saved budget presets and defaults (flags override them for a run)")
     .enablePositionalOptions()

@@ -6,6 +6,8 @@ export interface Ids {
   next(): string;
   /** A new opaque random token (cache keys, API tokens). */
   token(): string;
+  /** A new ULID for a given time (imported sessions keep their original creation order). */
+  at(ms: number): string;
 }
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case
@@ -31,6 +33,10 @@ export function ulidSource(clock: Clock, random: RandomBytes): Ids {
     },
     token() {
       return Array.from(random(24), (b) => ALPHABET[b & 31]).join("");
+    },
+    at(ms) {
+      return encodeTime(Math.max(0, Math.floor(ms))) +
+        Array.from(random(16), (b) => ALPHABET[b & 31]).join("");
     },
   };
 }

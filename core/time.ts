@@ -131,3 +131,71 @@ export function parseTimeBound(text: string, now: number, timeZone: string): num
     `Cannot read time '${text}': use YYYY-MM-DD, an ISO date-time, or a span like 7d, 12h, 2w, 12m`,
   );
 }
+
+/** Local calendar fields of an instant. */
+export interface LocalFields {
+  /** "YYYY-MM-DD" */
+  readonly date: string;
+  readonly hour: number;
+  /** 0 = Sunday. */
+  readonly weekday: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Fast local dates and hours for many instants in one zone: the zone's offset is looked up
+ * once per UTC day (and per hour only on days whose offset changes), not per instant.
+ */
+export class ZoneCalendar {
+  readonly timeZone: string;
+  readonly #dayOffsets = new Map<number, number | null>();
+
+  constructor(timeZone: string) {
+    this.timeZone = checkTimeZone(timeZone);
+  }
+
+  /** The zone's offset at `ms`, ms east of UTC. */
+  offset(ms: number): number {
+    const day = Math.floor(ms / DAY_MS);
+    let steady = this.#dayOffsets.get(day);
+    if (steady === undefined) {
+      const start = zoneOffset(day * DAY_MS, this.timeZone);
+      const end = zoneOffset((day + 1) * DAY_MS - 1, this.timeZone);
+      steady = start === end ? start : null; // null: a transition happens this UTC day
+      this.#dayOffsets.set(day, steady);
+    }
+    return steady ?? zoneOffset(ms, this.timeZone);
+  }
+
+  /** Local date, hour and weekday of `ms`. */
+  fields(ms: number): LocalFields {
+    const local = new Date(ms + this.offset(ms));
+    const y = local.getUTCFullYear();
+    const m = local.getUTCMonth() + 1;
+    const d = local.getUTCDate();
+    return {
+      date: `${y}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`,
+      hour: local.getUTCHours(),
+      weekday: local.getUTCDay(),
+    };
+  }
+
+  /** The instant local midnight starts the given "YYYY-MM-DD". */
+  midnight(date: string): number {
+    const [y, m, d] = date.split("-").map(Number) as [number, number, number];
+    return zonedTime(y, m, d, this.timeZone);
+  }
+}
+
+/** "YYYY-MM-DD" plus `days` (calendar arithmetic, no zone). */
+export function addDays(date: string, days: number): string {
+  const [y, m, d] = date.split("-").map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+}
+
+/** Weekday of "YYYY-MM-DD", 0 = Sunday. */
+export function weekdayOf(date: string): number {
+  const [y, m, d] = date.split("-").map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d)).getUTCDay();
+}

@@ -15,7 +15,7 @@ export interface Owner {
 /** L5 at boot: promotes crash leftovers to `interrupted`; returns how many. */
 export function recoverCrashed(db: Db, probe?: ProcessProbe): number {
   const dead = (pid: number, host: string) => probe?.(pid, host) === false;
-  return new SessionStore(db, NO_IDS).recoverInterrupted(db.clock.now(), LIVE_WINDOW_MS, dead)
+  return new SessionStore(db).recoverInterrupted(db.clock.now(), LIVE_WINDOW_MS, dead)
     .length;
 }
 
@@ -54,7 +54,7 @@ export function findResumable(
   db: Db,
   input: { projectPath: string; prefix: string | null; ownPid: number; probe?: ProcessProbe },
 ): Session {
-  const store = new SessionStore(db, NO_IDS);
+  const store = new SessionStore(db);
   let session: Session;
   if (input.prefix === null) {
     const latest = store.latest(input.projectPath);
@@ -97,7 +97,7 @@ export function resumeSession(
 ): SessionRuntime {
   const runtime = SessionRuntime.load(db, session.id);
   db.write(() => {
-    const fresh = new SessionStore(db, NO_IDS).get(session.id);
+    const fresh = new SessionStore(db).get(session.id);
     if (isLive(fresh, db.clock.now(), owner.pid, probe)) {
       throw new BonsaiError(
         "SESSION_LIVE",
@@ -121,12 +121,3 @@ export function endSession(
   runtime.setStatus(status, reason, detail);
   runtime.flush();
 }
-
-const NO_IDS: Ids = {
-  next(): string {
-    throw new TypeError("lifecycle reads do not create ids");
-  },
-  token(): string {
-    throw new TypeError("lifecycle reads do not create ids");
-  },
-};

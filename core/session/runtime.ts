@@ -110,7 +110,7 @@ export class SessionRuntime {
 
   /** Loads a stored session (its context is the authority on resume). */
   static load(db: Db, sessionId: string): SessionRuntime {
-    return db.read(() => new SessionRuntime(db, new SessionStore(db, NO_IDS).get(sessionId)));
+    return db.read(() => new SessionRuntime(db, new SessionStore(db).get(sessionId)));
   }
 
   /** The session row as of the last change. */
@@ -330,7 +330,7 @@ export class SessionRuntime {
   /** Stamps the heartbeat (and active time so far) directly: liveness is not content. */
   heartbeat(now: number): void {
     this.#meta = { ...this.#meta, heartbeatAt: now };
-    new SessionStore(this.#db, NO_IDS).heartbeat(this.id, now, this.activeMs(now));
+    new SessionStore(this.#db).heartbeat(this.id, now, this.activeMs(now));
   }
 
   // --- persistence ------------------------------------------------------------------------
@@ -390,7 +390,7 @@ export class SessionRuntime {
         );
       }
       if (groups.length > 0) new SnapshotGroupStore(db).put(id, groups);
-      if (this.#metaDirty) new SessionStore(db, NO_IDS).saveMeta(id, this.#meta);
+      if (this.#metaDirty) new SessionStore(db).saveMeta(id, this.#meta);
     });
     // Only after the commit: a failed transaction leaves everything dirty for the next try.
     for (const g of groups) this.#groupSignatures.set(g.grp, g.signature);
@@ -440,16 +440,6 @@ export class SessionRuntime {
     this.#metaDirty = true;
   }
 }
-
-/** Session rows need no ids from the runtime (it never creates sessions). */
-const NO_IDS = {
-  next(): string {
-    throw new TypeError("SessionRuntime does not create sessions");
-  },
-  token(): string {
-    throw new TypeError("SessionRuntime does not create sessions");
-  },
-};
 
 function metaOf(s: Session): SessionMeta {
   return {

@@ -133,10 +133,11 @@ const MAX_CANDIDATES = 10;
 /** Reads and writes session rows. */
 export class SessionStore {
   readonly #db: Db;
-  readonly #ids: Ids;
+  readonly #ids: Ids | null;
   readonly #projects: ProjectStore;
 
-  constructor(db: Db, ids: Ids) {
+  /** `ids` is needed only to create sessions. */
+  constructor(db: Db, ids: Ids | null = null) {
     this.#db = db;
     this.#ids = ids;
     this.#projects = new ProjectStore(db);
@@ -145,10 +146,12 @@ export class SessionStore {
   /** Creates a session row (and its project) with a fresh cache key. */
   create(input: NewSession): Session {
     const db = this.#db;
+    const ids = this.#ids;
+    if (!ids) throw new TypeError("SessionStore.create() needs an id source");
     return db.write(() => {
       const project = this.#projects.ensure(input.projectPath);
       const now = input.createdAt ?? db.clock.now();
-      const id = input.id ?? this.#ids.next();
+      const id = input.id ?? ids.next();
       db.prepare(
         `INSERT INTO sessions (id, project_id, parent_id, title, title_source, status, provider, model,
            reasoning, cache_key, source, external_id, created_at, content_updated_at, owner_pid, owner_host)
@@ -163,7 +166,7 @@ export class SessionStore {
         input.provider ?? null,
         input.model ?? null,
         input.reasoning ?? null,
-        `bk_${this.#ids.token()}`,
+        `bk_${ids.token()}`,
         input.source ?? "bonsai",
         input.externalId ?? null,
         now,

@@ -3,6 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { homeAt } from "../../core/home.ts";
+import { MIGRATIONS } from "../../migrations/mod.ts";
 import { takeBackup } from "../../core/storage/backups.ts";
 import { SessionStore } from "../../core/storage/sessions.ts";
 import { openTestDb } from "../support/db.ts";
@@ -26,8 +27,8 @@ Deno.test("bonsai db status inspects without creating or changing anything", asy
   const t = testWorld({ home });
   assert.equal(await cli(t.world, "db", "status", "--json", "--check"), 0);
   const status = JSON.parse(t.stdout.text);
-  assert.equal(status.schema_version, 1);
-  assert.equal(status.supported_version, 1);
+  assert.equal(status.schema_version, MIGRATIONS.length);
+  assert.equal(status.supported_version, MIGRATIONS.length);
   assert.equal(status.sessions, 1);
   assert.equal(status.integrity, "ok");
   assert.equal(status.journal_mode, "wal");
@@ -35,7 +36,7 @@ Deno.test("bonsai db status inspects without creating or changing anything", asy
   assert.deepEqual(await treeHash(home), before);
   const human = testWorld({ home });
   assert.equal(await cli(human.world, "db", "status"), 0);
-  assert.match(human.stdout.text, /schema version\s+1/);
+  assert.match(human.stdout.text, new RegExp(`schema version\\s+${MIGRATIONS.length}`));
 });
 
 Deno.test("bonsai db status reports a too-new database instead of refusing to look", async () => {
@@ -43,14 +44,14 @@ Deno.test("bonsai db status reports a too-new database instead of refusing to lo
   const { db } = await openTestDb(dir.path);
   db.close();
   const conn = new DatabaseSync(join(dir.path, "bonsai.db"));
-  conn.exec("PRAGMA user_version = 7");
+  conn.exec("PRAGMA user_version = 70");
   conn.close();
   const t = testWorld({ home: dir.path });
   assert.equal(await cli(t.world, "db", "status"), 0);
-  assert.match(t.stdout.text, /7 \(newer than this bonsai: 1\)/);
+  assert.match(t.stdout.text, new RegExp(`70 \\(newer than this bonsai: ${MIGRATIONS.length}\\)`));
   const other = testWorld({ home: dir.path });
   assert.equal(await cli(other.world, "sessions", "--all"), 4);
-  assert.match(other.stderr.text, /schema version 7, newer than this bonsai understands/);
+  assert.match(other.stderr.text, /schema version 70, newer than this bonsai understands/);
 });
 
 Deno.test("bonsai db restore swaps in a backup and keeps one of what it replaced", async () => {
@@ -59,7 +60,11 @@ Deno.test("bonsai db restore swaps in a backup and keeps one of what it replaced
   const { db, ids } = await openTestDb(dir.path, { clock });
   const sessions = new SessionStore(db, ids);
   sessions.create({ projectPath: "/p", title: "before" });
-  const backup = await takeBackup(db.connection, { home: homeAt(dir.path), clock, version: 1 });
+  const backup = await takeBackup(db.connection, {
+    home: homeAt(dir.path),
+    clock,
+    version: MIGRATIONS.length,
+  });
   clock.advance(2000);
   sessions.create({ projectPath: "/p", title: "after" });
   db.close();
@@ -103,7 +108,11 @@ Deno.test("bonsai db restore refuses unknown names and live sessions", async () 
   await using dir = await tempDir();
   const clock = new FakeClock();
   const { db, ids } = await openTestDb(dir.path, { clock });
-  const backup = await takeBackup(db.connection, { home: homeAt(dir.path), clock, version: 1 });
+  const backup = await takeBackup(db.connection, {
+    home: homeAt(dir.path),
+    clock,
+    version: MIGRATIONS.length,
+  });
   const s = new SessionStore(db, ids).create({ projectPath: "/p", ownerPid: 999 });
   db.connection.prepare("UPDATE sessions SET heartbeat_at = ? WHERE id = ?").run(clock.now(), s.id);
   db.close();

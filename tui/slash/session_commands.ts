@@ -6,7 +6,7 @@ import { formatAge, formatCompact, formatDateTime } from "../render/format.ts";
 import { renderTable } from "../render/table.ts";
 import type { ReplContext, SlashCommand } from "./command.ts";
 
-const store = (ctx: ReplContext) => new SessionStore(ctx.db, { next: () => "", token: () => "" });
+const store = (ctx: ReplContext) => new SessionStore(ctx.db);
 
 /** Session ids of this project, for Tab completion. */
 function projectIds(ctx: ReplContext, partial: string): string[] {

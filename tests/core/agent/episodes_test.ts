@@ -26,7 +26,7 @@ Deno.test("set_session_title names the first episode, later titles start new one
     signal: new AbortController().signal,
   });
   assert.equal(result.status, "completed");
-  const session = new SessionStore(h.db, { next: () => "x", token: () => "y" }).get(h.runtime.id);
+  const session = new SessionStore(h.db).get(h.runtime.id);
   assert.equal(session.title, "Fix the flaky test");
   assert.equal(session.titleSource, "agent");
   const detail = sessionDetail(h.db, session);

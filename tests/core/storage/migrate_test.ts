@@ -12,19 +12,21 @@ import { openTestDb } from "../../support/db.ts";
 import { fileHash, tempDir, treeHash } from "../../support/temp.ts";
 import { rejectsWith } from "../../support/assert.ts";
 
+const NEXT = MIGRATIONS.length + 1;
+const V1 = MIGRATIONS.slice(0, 1);
 const V2: Migration = {
-  version: 2,
+  version: NEXT,
   name: "0002_test_add_note",
   sql: "ALTER TABLE sessions ADD COLUMN note TEXT; CREATE TABLE extra (x INTEGER);",
 };
 const FAILING: Migration = {
-  version: 2,
+  version: NEXT,
   name: "0002_test_broken",
   sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);",
 };
 // A buggy migration that commits part of its work before failing.
 const ESCAPING: Migration = {
-  version: 2,
+  version: NEXT,
   name: "0002_test_escapes",
   sql: "COMMIT; CREATE TABLE escaped (x INTEGER); INSERT INTO no_such_table VALUES (1);",
 };
@@ -42,11 +44,16 @@ function dump(path: string): string {
   }
 }
 
+/** A database at schema v1 (the first migration only), with a session, a message and a ledger row. */
 async function seedV1(dir: string): Promise<string> {
-  const { db, ids } = await openTestDb(dir, { migrations: MIGRATIONS });
+  const { db, ids } = await openTestDb(dir, { migrations: V1 });
   const sessions = new SessionStore(db, ids);
   const s = sessions.create({ projectPath: "/work/app", title: "Keep me" });
   new MessageStore(db).append(s.id, [{ role: "user", text: "remember the milk" }]);
+  db.connection.prepare(
+    `INSERT INTO ledger (session_id, project_id, seq, provider, model, input_tokens, output_tokens, cost_usd, created_at)
+     VALUES (?, ?, 1, 'anthropic', 'claude-sonnet-4-5', 100, 20, 0.0006, 1800000)`,
+  ).run(s.id, s.projectId);
   db.close();
   return s.id;
 }
@@ -76,8 +83,18 @@ Deno.test("openDatabase() upgrades v1 behind a verified backup and keeps the dat
   assert.deepEqual(row.title, "Keep me");
   assert.deepEqual(
     (db.connection.prepare("PRAGMA user_version").get() as { user_version: number }).user_version,
-    2,
+    NEXT,
   );
+  // 0002 backfilled the usage rollup from the existing ledger.
+  const rollup = db.connection.prepare(
+    "SELECT bucket, rows, input_tokens, cost_usd FROM usage_rollup",
+  ).all();
+  assert.deepEqual(rollup.map((r) => ({ ...r })), [{
+    bucket: 1800000,
+    rows: 1,
+    input_tokens: 100,
+    cost_usd: 0.0006,
+  }]);
   db.close();
   const backups = listBackups(homeAt(dir.path));
   assert.deepEqual(backups.length, 1);
@@ -170,7 +187,7 @@ Deno.test("a damaged database is refused before any migration", async () => {
 Deno.test("migrations must be numbered without gaps", async () => {
   await using dir = await tempDir();
   await assert.rejects(
-    () => openTestDb(dir.path, { migrations: [...MIGRATIONS, { ...V2, version: 3 }] }),
+    () => openTestDb(dir.path, { migrations: [...MIGRATIONS, { ...V2, version: NEXT + 1 }] }),
     RangeError,
   );
 });

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { findProjectRoot } from "../core/project_root.ts";
+import { ProjectStore } from "../core/storage/projects.ts";
+import { parseTimeBound } from "../core/time.ts";
+import { buildDashboard, type Dashboard } from "../core/usage/dashboard.ts";
+import { tabJson } from "../core/usage/dashboard_json.ts";
+import {
+  renderActivity,
+  renderCache,
+  renderCost,
+  renderModels,
+  renderSessions,
+  renderTools,
+  type UsageLook,
+} from "../tui/render/usage_report.ts";
+import { openDb, parseOptions, uiFor } from "./context.ts";
+import { EXIT } from "./exit_codes.ts";
+import type { World } from "./world.ts";
+
+/** The dashboard's tabs (U2). */
+export const TABS = ["activity", "models", "cost", "sessions", "tools", "cache"] as const;
+type Tab = (typeof TABS)[number];
+
+const UsageOptions = z.object({
+  since: z.string().min(1).optional(),
+  until: z.string().min(1).optional(),
+  project: z.string().min(1).optional(),
+  tz: z.string().min(1).optional(),
+  json: z.boolean().optional(),
+  breakdown: z.boolean().optional(),
+});
+const TabArg = z.enum(TABS, {
+  error: (i) => `unknown tab '${String(i.input)}' (use ${TABS.join(", ")})`,
+}).optional();
+
+const RENDER: Record<Tab, (d: Dashboard, look: UsageLook) => string> = {
+  activity: (d, l) => renderActivity(d.activity, l),
+  models: (d, l) => renderModels(d.models, l),
+  cost: (d, l) => renderCost(d.cost, l),
+  sessions: (d, l) => renderSessions(d.sessions, l),
+  tools: (d, l) => renderTools(d.tools, l),
+  cache: (d, l) => renderCache(d.cache, l),
+};
+
+/** `bonsai usage [tab]`: the cross-project dashboard, tables for people or --json. */
+export async function usage(
+  world: World,
+  tabName: string | undefined,
+  raw: unknown,
+): Promise<number> {
+  const opts = parseOptions(UsageOptions, raw);
+  const tab = parseOptions(TabArg, tabName);
+  const ui = uiFor(world);
+  const timeZone = opts.tz ?? ui.timeZone;
+  const now = world.clock.now();
+  const since = opts.since ? parseTimeBound(opts.since, now, timeZone) : undefined;
+  // A date given for --until includes that whole day.
+  const until = opts.until
+    ? parseTimeBound(opts.until, now, timeZone) +
+      (/^\d{4}-\d{2}-\d{2}$/.test(opts.until.trim()) ? 86_400_000 : 0)
+    : undefined;
+  using db = await openDb(world);
+  let projectId: number | undefined;
+  if (opts.project) projectId = new ProjectStore(db).find(findProjectRoot(opts.project))?.id ?? -1;
+  const dashboard = buildDashboard(db, { since, until, projectId }, {
+    timeZone,
+    now,
+    breakdown: opts.breakdown,
+  });
+  if (opts.json) {
+    ui.json(
+      tab
+        ? tabJson[tab](dashboard[tab] as never)
+        : Object.fromEntries(TABS.map((t) => [t, tabJson[t](dashboard[t] as never)])),
+    );
+    return EXIT.OK;
+  }
+  const look: UsageLook = { style: ui.style, width: ui.width, ascii: ui.ascii, timeZone, now };
+  ui.out(RENDER[tab ?? "activity"](dashboard, look));
+  return EXIT.OK;
+}

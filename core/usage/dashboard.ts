@@ -1,0 +1,299 @@
+import type { Db } from "../storage/db.ts";
+import { type UsageFilter, UsageQueries, type UsageSums } from "../storage/usage_queries.ts";
+import { addDays, weekdayOf, ZoneCalendar } from "../time.ts";
+
+/** Token and cost totals of a group of turns (U2, U4). Cost is a floor when `costExact` is false. */
+export interface Totals {
+  readonly turns: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly cacheReadTokens: number;
+  readonly reasoningTokens: number;
+  readonly totalTokens: number;
+  readonly costUsd: number;
+  readonly costExact: boolean;
+  readonly unpricedTurns: number;
+}
+
+/** A model's share of usage. */
+export interface ModelTotals extends Totals {
+  readonly provider: string;
+  readonly model: string;
+  /** Share of all tokens in the period, 0–1. */
+  readonly share: number;
+}
+
+/** One day of the activity tab. */
+export interface DayTotals extends Totals {
+  readonly date: string;
+  /** Per model, with --breakdown. */
+  readonly models?: readonly (Totals & { provider: string; model: string })[];
+}
+
+/** Cells of the activity heatmaps. */
+export interface Heatmap {
+  /** tokens[weekday 0=Sunday][hour 0-23] and turns likewise. */
+  readonly weekdayHour: { readonly tokens: number[][]; readonly turns: number[][] };
+  /** The last 53 weeks (oldest first), seven days each starting on Sunday; null before/after the range. */
+  readonly calendar: {
+    readonly start: string;
+    readonly end: string;
+    readonly weeks:
+      readonly (readonly ({ date: string; tokens: number; turns: number } | null)[])[];
+  };
+}
+
+/** Everything `bonsai usage` shows. */
+export interface Dashboard {
+  readonly activity: { days: DayTotals[]; totals: Totals; heatmap: Heatmap };
+  readonly models: { models: ModelTotals[] };
+  readonly cost: {
+    days:
+      (Pick<Totals, "costUsd" | "costExact" | "unpricedTurns" | "turns"> & { period: string })[];
+    weeks:
+      (Pick<Totals, "costUsd" | "costExact" | "unpricedTurns" | "turns"> & { period: string })[];
+    months:
+      (Pick<Totals, "costUsd" | "costExact" | "unpricedTurns" | "turns"> & { period: string })[];
+    total: Pick<Totals, "costUsd" | "costExact" | "unpricedTurns" | "turns">;
+  };
+  readonly sessions: {
+    sessions:
+      (Totals & { sessionId: string; title: string; projectPath: string; lastActive: number })[];
+  };
+  readonly tools: {
+    tools: {
+      tool: string;
+      calls: number;
+      failures: number;
+      totalMs: number;
+      p95Ms: number | null;
+    }[];
+  };
+  readonly cache: {
+    hitRate: number;
+    expectedCacheReadPct: number | null;
+    actualCacheReadPct: number | null;
+    prefixRewrites: number;
+    cacheReadTokens: number;
+    promptTokens: number;
+    costUsd: number;
+    baselineCostUsd: number;
+    savedUsd: number;
+    costExact: boolean;
+  };
+}
+
+/** Options of a dashboard. */
+export interface DashboardOptions {
+  readonly timeZone: string;
+  /** The instant "now" (the calendar ends at the local day containing it, or at `until`). */
+  readonly now: number;
+  readonly breakdown?: boolean;
+  readonly sessionLimit?: number;
+}
+
+const EMPTY: Totals = {
+  turns: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheWriteTokens: 0,
+  cacheReadTokens: 0,
+  reasoningTokens: 0,
+  totalTokens: 0,
+  costUsd: 0,
+  costExact: true,
+  unpricedTurns: 0,
+};
+
+/** Totals from rollup sums. A turn counts once it completed; failed attempts add tokens only. */
+export function totalsOf(s: UsageSums): Totals {
+  const cacheWrite = s.cacheWrite5mTokens + s.cacheWrite1hTokens;
+  return {
+    turns: s.turns,
+    inputTokens: s.inputTokens,
+    outputTokens: s.outputTokens,
+    cacheWriteTokens: cacheWrite,
+    cacheReadTokens: s.cacheReadTokens,
+    reasoningTokens: s.reasoningTokens,
+    totalTokens: s.inputTokens + s.outputTokens + cacheWrite + s.cacheReadTokens,
+    costUsd: round(s.costUsd),
+    costExact: s.unpricedTurns === 0 && s.inexactTurns === 0,
+    unpricedTurns: s.unpricedTurns,
+  };
+}
+
+/** Adds totals. */
+export function addTotals(a: Totals, b: Totals): Totals {
+  return {
+    turns: a.turns + b.turns,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+    costUsd: round(a.costUsd + b.costUsd),
+    costExact: a.costExact && b.costExact,
+    unpricedTurns: a.unpricedTurns + b.unpricedTurns,
+  };
+}
+
+/**
+ * Builds every tab from the usage rollups: SQL sums per quarter hour and model, then local
+ * days, weeks, months and heatmap cells in the requested time zone.
+ */
+export function buildDashboard(db: Db, filter: UsageFilter, options: DashboardOptions): Dashboard {
+  const q = new UsageQueries(db);
+  const cal = new ZoneCalendar(options.timeZone);
+  const buckets = q.byBucketAndModel(filter);
+  const days = new Map<
+    string,
+    { totals: Totals; models: Map<string, Totals & { provider: string; model: string }> }
+  >();
+  const models = new Map<string, Totals & { provider: string; model: string }>();
+  const tokens = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
+  const turns = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
+  let total = EMPTY;
+  let cacheSums = { eps: 0, epc: 0, aps: 0, apc: 0, rewrites: 0, baseline: 0, pricedCost: 0 };
+  for (const b of buckets) {
+    const t = totalsOf(b);
+    const local = cal.fields(b.bucket);
+    const day = days.get(local.date) ?? { totals: EMPTY, models: new Map() };
+    day.totals = addTotals(day.totals, t);
+    const key = `${b.provider}\u0000${b.model}`;
+    const dm = day.models.get(key);
+    day.models.set(key, { ...(dm ? addTotals(dm, t) : t), provider: b.provider, model: b.model });
+    days.set(local.date, day);
+    const m = models.get(key);
+    models.set(key, { ...(m ? addTotals(m, t) : t), provider: b.provider, model: b.model });
+    tokens[local.weekday]![local.hour]! += t.totalTokens;
+    turns[local.weekday]![local.hour]! += t.turns;
+    total = addTotals(total, t);
+    cacheSums = {
+      eps: cacheSums.eps + b.expectedPctSum,
+      epc: cacheSums.epc + b.expectedPctCount,
+      aps: cacheSums.aps + b.actualPctSum,
+      apc: cacheSums.apc + b.actualPctCount,
+      rewrites: cacheSums.rewrites + b.prefixRewrites,
+      baseline: cacheSums.baseline + b.baselineCostUsd,
+      pricedCost: cacheSums.pricedCost + b.costUsd,
+    };
+  }
+  const dayRows: DayTotals[] = [...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([date, d]) => ({
+    date,
+    ...d.totals,
+    ...(options.breakdown
+      ? { models: [...d.models.values()].sort((a, b) => b.totalTokens - a.totalTokens) }
+      : {}),
+  }));
+  const modelRows = [...models.values()]
+    .sort((a, b) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens)
+    .map((m) => ({ ...m, share: total.totalTokens ? m.totalTokens / total.totalTokens : 0 }));
+  const endDate = cal.fields(Math.max(0, (filter.until ?? options.now + 1) - 1)).date;
+  const prompt = total.inputTokens + total.cacheReadTokens + total.cacheWriteTokens;
+  return {
+    activity: {
+      days: dayRows,
+      totals: total,
+      heatmap: { weekdayHour: { tokens, turns }, calendar: calendar(dayRows, endDate) },
+    },
+    models: { models: modelRows },
+    cost: costPeriods(dayRows, total),
+    sessions: {
+      sessions: q.bySession(filter, options.sessionLimit ?? 20).map((s) => ({
+        ...totalsOf(s),
+        sessionId: s.sessionId,
+        title: s.title,
+        projectPath: s.projectPath,
+        lastActive: s.lastBucket,
+      })),
+    },
+    tools: { tools: q.tools(filter) },
+    cache: {
+      hitRate: prompt ? total.cacheReadTokens / prompt : 0,
+      expectedCacheReadPct: cacheSums.epc ? round(cacheSums.eps / cacheSums.epc, 1) : null,
+      actualCacheReadPct: cacheSums.apc ? round(cacheSums.aps / cacheSums.apc, 1) : null,
+      prefixRewrites: cacheSums.rewrites,
+      cacheReadTokens: total.cacheReadTokens,
+      promptTokens: prompt,
+      costUsd: total.costUsd,
+      baselineCostUsd: round(cacheSums.baseline),
+      savedUsd: round(Math.max(0, cacheSums.baseline - cacheSums.pricedCost)),
+      costExact: total.costExact,
+    },
+  };
+}
+
+/** 53 weeks ending with the week of `end`, Sunday first; days outside the data are zero. */
+function calendar(days: readonly DayTotals[], end: string): Heatmap["calendar"] {
+  const byDate = new Map(days.map((d) => [d.date, d]));
+  const lastSunday = addDays(end, -weekdayOf(end));
+  const start = addDays(lastSunday, -52 * 7);
+  const weeks: ({ date: string; tokens: number; turns: number } | null)[][] = [];
+  for (let w = 0; w < 53; w++) {
+    const week: ({ date: string; tokens: number; turns: number } | null)[] = [];
+    for (let d = 0; d < 7; d++) {
+      const date = addDays(start, w * 7 + d);
+      if (date > end) {
+        week.push(null);
+        continue;
+      }
+      const row = byDate.get(date);
+      week.push({ date, tokens: row?.totalTokens ?? 0, turns: row?.turns ?? 0 });
+    }
+    weeks.push(week);
+  }
+  return { start, end, weeks };
+}
+
+function costPeriods(days: readonly DayTotals[], total: Totals): Dashboard["cost"] {
+  type Row = Pick<Totals, "costUsd" | "costExact" | "unpricedTurns" | "turns"> & { period: string };
+  const group = (key: (date: string) => string): Row[] => {
+    const out = new Map<string, Row>();
+    for (const d of days) {
+      const k = key(d.date);
+      const r = out.get(k) ??
+        { period: k, costUsd: 0, costExact: true, unpricedTurns: 0, turns: 0 };
+      out.set(k, {
+        period: k,
+        costUsd: round(r.costUsd + d.costUsd),
+        costExact: r.costExact && d.costExact,
+        unpricedTurns: r.unpricedTurns + d.unpricedTurns,
+        turns: r.turns + d.turns,
+      });
+    }
+    return [...out.values()];
+  };
+  return {
+    days: group((d) => d),
+    weeks: group((d) => isoWeek(d)),
+    months: group((d) => d.slice(0, 7)),
+    total: {
+      costUsd: total.costUsd,
+      costExact: total.costExact,
+      unpricedTurns: total.unpricedTurns,
+      turns: total.turns,
+    },
+  };
+}
+
+/** ISO 8601 week of a date, "YYYY-Www". */
+export function isoWeek(date: string): string {
+  const [y, m, d] = date.split("-").map(Number) as [number, number, number];
+  const t = new Date(Date.UTC(y, m - 1, d));
+  const day = (t.getUTCDay() + 6) % 7; // Monday = 0
+  t.setUTCDate(t.getUTCDate() - day + 3); // Thursday of this week
+  const firstThursday = new Date(Date.UTC(t.getUTCFullYear(), 0, 4));
+  const week = 1 +
+    Math.round(
+      ((t.getTime() - firstThursday.getTime()) / 86_400_000 - 3 +
+        ((firstThursday.getUTCDay() + 6) % 7)) / 7,
+    );
+  return `${t.getUTCFullYear()}-W${String(week).padStart(2, "0")}`;
+}
+
+function round(n: number, digits = 6): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
