@@ -204,6 +204,24 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
       run(async () => (await import("./usage.ts")).usage(world, tab, usageCommand.opts()))()
     );
 
+  const importCommand = program.command("import <source>")
+    .description(
+      "bring existing history into bonsai: claude-code or codex (re-running adds nothing new)",
+    )
+    .option(
+      "--path <dir...>",
+      "where the history is (default: CLAUDE_CONFIG_DIR or ~/.claude and ~/.config/claude; CODEX_HOME or ~/.codex)",
+    )
+    .option(
+      "--json",
+      "print a JSON summary (files, sessions, messages, ledger_rows, duplicates, malformed)",
+    )
+    .action((source: string) =>
+      run(async () =>
+        (await import("./import.ts")).importHistory(world, source, importCommand.opts())
+      )()
+    );
+
   const settings = program.command("settings")
     .description("saved budget presets and defaults (flags override them for a run)")
     .enablePositionalOptions()

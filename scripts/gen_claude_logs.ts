@@ -1,6 +1,7 @@
 // Writes a deterministic synthetic Claude Code config dir, for testing the history importer
 // against ccusage:
-//   deno run -A scripts/gen_claude_logs.ts --out DIR --entries N --seed S [--days D] [--start YYYY-MM-DD]
+//   deno run -A scripts/gen_claude_logs.ts --out DIR --entries N --seed S \
+//     [--days D] [--start YYYY-MM-DD]
 // Layout: DIR/projects/<encoded-cwd>/<sessionId>.jsonl, plus subagent transcripts at
 // DIR/projects/<encoded-cwd>/<sessionId>/subagents/agent-<id>.jsonl. N is the number of API
 // responses (usage entries); each response with k content blocks is streamed as k lines that share
@@ -385,7 +386,7 @@ class ClaudeGen {
     c.parent = uuid;
   }
 
-  /** Writes one API response as one line per content block; returns its tool uses. */
+  /** Writes one API response as one line per content block (streamed copies). */
   response(c: Chain, model: string, blocks: Block[], output: number): void {
     const r = this.rng;
     // Prompt caching: read the cached prefix, write what was added since the last response.
@@ -508,7 +509,7 @@ class ClaudeGen {
     return { id, name, input };
   }
 
-  /** Writes the tool_result line of a (non-Task) tool use; returns the result's token size. */
+  /** Writes the tool_result line of a (non-Task) tool use and grows the context. */
   runTool(c: Chain, use: ToolUse): void {
     const r = this.rng;
     const input = use.input as Record<string, string>;
@@ -778,7 +779,8 @@ if (import.meta.main) {
   });
   if (!values.out) {
     console.error(
-      "usage: gen_claude_logs.ts --out DIR [--entries N] [--seed S] [--days D] [--start YYYY-MM-DD]",
+      "usage: gen_claude_logs.ts --out DIR [--entries N] [--seed S] [--days D]" +
+        " [--start YYYY-MM-DD]",
     );
     Deno.exit(2);
   }

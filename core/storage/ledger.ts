@@ -224,6 +224,38 @@ export class LedgerStore {
     }));
   }
 
+  /** The row imported under an external id (any session), with its token total, or null. */
+  findExternal(externalId: string): { id: number; sessionId: string; total: number } | null {
+    const row = this.#db.prepare(
+      `SELECT id, session_id, input_tokens + output_tokens + cache_read_tokens + cache_write_5m_tokens
+         + cache_write_1h_tokens AS total FROM ledger WHERE external_id = ? LIMIT 1`,
+    ).get(externalId) as { id: number; session_id: string; total: number } | undefined;
+    return row ? { id: row.id, sessionId: row.session_id, total: row.total } : null;
+  }
+
+  /** Replaces a row's usage with a later, fuller copy of the same response (imports). */
+  replaceUsage(id: number, e: LedgerEntry): void {
+    this.#db.prepare(
+      `UPDATE ledger SET model = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
+         cache_write_5m_tokens = ?, cache_write_1h_tokens = ?, reasoning_tokens = ?, usage_exact = ?,
+         cost_usd = ?, baseline_cost_usd = ?, finish_reason = ?, created_at = ? WHERE id = ?`,
+    ).run(
+      e.model,
+      e.inputTokens,
+      e.outputTokens,
+      e.cacheReadTokens,
+      e.cacheWrite5mTokens,
+      e.cacheWrite1hTokens,
+      e.reasoningTokens,
+      e.usageExact ? 1 : 0,
+      e.costUsd,
+      e.baselineCostUsd,
+      e.finishReason,
+      e.createdAt,
+      id,
+    );
+  }
+
   /** The highest seq in the session (0 when empty). */
   lastSeq(sessionId: string): number {
     const row = this.#db.prepare("SELECT max(seq) AS seq FROM ledger WHERE session_id = ?").get(

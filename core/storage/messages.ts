@@ -167,6 +167,12 @@ export class MessageStore {
     return row.seq ?? 0;
   }
 
+  /** Whether an imported entry with this external id is already stored in the session. */
+  hasExternal(sessionId: string, externalId: string): boolean {
+    return this.#db.prepare("SELECT 1 FROM messages WHERE session_id = ? AND external_id = ?")
+      .get(sessionId, externalId) !== undefined;
+  }
+
   /** How many entries exist across all sessions. */
   count(): number {
     return (this.#db.prepare("SELECT count(*) AS n FROM messages").get() as { n: number }).n;

@@ -82,6 +82,27 @@ export class ToolCallStore {
     });
   }
 
+  /** Records the result of a call seen earlier (imports read calls and results from separate lines). */
+  complete(
+    sessionId: string,
+    callId: string,
+    result: { status: ToolCallStatus; output: string; endedAt: number },
+  ): boolean {
+    const { changes } = this.#db.prepare(
+      `UPDATE tool_calls SET status = ?, result = ?, ended_at = ?,
+         duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE max(0, ? - started_at) END
+       WHERE session_id = ? AND call_id = ?`,
+    ).run(
+      result.status,
+      this.#db.redactor.redact(result.output),
+      result.endedAt,
+      result.endedAt,
+      sessionId,
+      callId,
+    );
+    return Number(changes) > 0;
+  }
+
   /** The session's calls in the order they started. */
   list(sessionId: string): ToolCallRecord[] {
     const rows = this.#db.prepare(

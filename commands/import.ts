@@ -1,0 +1,101 @@
+import { z } from "zod";
+import { BonsaiError } from "../core/errors.ts";
+import { claudeRoots, importClaudeCode } from "../core/import/claude_code.ts";
+import { codexRoots, importCodex } from "../core/import/codex.ts";
+import type { ImportStats } from "../core/import/import_writer.ts";
+import { openDb, parseOptions, uiFor } from "./context.ts";
+import { EXIT } from "./exit_codes.ts";
+import type { World } from "./world.ts";
+
+const ImportOptions = z.object({
+  path: z.array(z.string().min(1)).optional(),
+  json: z.boolean().optional(),
+});
+const Source = z.enum(["claude-code", "codex"], {
+  error: (i) => `unknown source '${String(i.input)}' (use claude-code or codex)`,
+});
+
+/** `bonsai import claude-code|codex [--path DIR]`: brings existing history into the database (Z1). */
+export async function importHistory(
+  world: World,
+  sourceName: string,
+  raw: unknown,
+): Promise<number> {
+  const source = parseOptions(Source, sourceName);
+  const opts = parseOptions(ImportOptions, raw);
+  const ui = uiFor(world);
+  const roots = opts.path?.length
+    ? opts.path
+    : source === "claude-code"
+    ? claudeRoots(world.env)
+    : codexRoots(world.env);
+  if (roots.length === 0) {
+    throw new BonsaiError("USAGE", "No directory to import from: pass --path DIR");
+  }
+  const existing = [];
+  for (const r of roots) {
+    try {
+      if ((await Deno.stat(r)).isDirectory) existing.push(r);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+  }
+  if (existing.length === 0) {
+    throw new BonsaiError(
+      "NOT_FOUND",
+      `No ${source} history found in ${roots.map((r) => `'${r}'`).join(", ")}`,
+    );
+  }
+  using db = await openDb(world);
+  const showProgress = world.stderr.isTerminal && !opts.json;
+  const started = world.clock.now();
+  let lastDraw = 0;
+  const progress = (done: number, total: number) => {
+    if (!showProgress) return;
+    const now = Date.now();
+    if (done < total && now - lastDraw < 100) return;
+    lastDraw = now;
+    const width = 30;
+    const filled = total ? Math.round((done / total) * width) : width;
+    world.stderr.write(
+      `\r${ui.style.dim("importing")} [${"#".repeat(filled)}${
+        " ".repeat(width - filled)
+      }] ${done}/${total} files`,
+    );
+    if (done === total) world.stderr.write("\n");
+  };
+  const options = { db, ids: world.ids, roots: existing, progress };
+  const stats = source === "claude-code"
+    ? await importClaudeCode(options)
+    : await importCodex(options);
+  if (opts.json) {
+    ui.json(statsJson(stats, world.clock.now() - started));
+  } else {
+    ui.err(
+      `Imported ${source} history from ${
+        existing.join(", ")
+      }: ${stats.files} files (${stats.skippedFiles} unchanged), ` +
+        `${stats.sessions} new sessions, ${stats.messages} messages, ${stats.ledgerRows} usage rows` +
+        (stats.updatedRows ? ` (${stats.updatedRows} updated)` : "") +
+        `, ${stats.duplicates} duplicates dropped` +
+        (stats.malformed ? `, ${stats.malformed} malformed lines skipped` : "") +
+        (stats.unreadable ? `, ${stats.unreadable} unreadable files` : ""),
+    );
+  }
+  return EXIT.OK;
+}
+
+function statsJson(s: ImportStats, durationMs: number) {
+  return {
+    files: s.files,
+    skipped_files: s.skippedFiles,
+    sessions: s.sessions,
+    messages: s.messages,
+    ledger_rows: s.ledgerRows,
+    updated_rows: s.updatedRows,
+    duplicates: s.duplicates,
+    malformed: s.malformed,
+    unreadable: s.unreadable,
+    duration_ms: durationMs,
+  };
+}

@@ -1,0 +1,314 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { importClaudeCode } from "../../../core/import/claude_code.ts";
+import { buildDashboard } from "../../../core/usage/dashboard.ts";
+import { generateClaudeLogs } from "../../../scripts/gen_claude_logs.ts";
+import { openTestDb } from "../../support/db.ts";
+import { tempDir } from "../../support/temp.ts";
+
+const FIXTURES = new URL("../../fixtures/ccusage/", import.meta.url).pathname;
+
+interface CcRow {
+  date?: string;
+  sessionId?: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationTokens: number;
+  cacheReadTokens: number;
+  totalTokens: number;
+  totalCost: number;
+  modelBreakdowns: {
+    modelName: string;
+    inputTokens: number;
+    outputTokens: number;
+    cacheCreationTokens: number;
+    cacheReadTokens: number;
+    cost: number;
+  }[];
+}
+
+async function importGenerated(dir: string) {
+  const logs = join(dir, "claude");
+  await generateClaudeLogs({ out: logs, entries: 1500, seed: 7, days: 10 });
+  const { db, ids } = await openTestDb(join(dir, "home"));
+  const stats = await importClaudeCode({ db, ids, roots: [logs] });
+  return { db, ids, logs, stats };
+}
+
+Deno.test("Claude Code import: per-day and per-model tokens equal ccusage 20's exactly; cost within 0.5 %", async () => {
+  await using dir = await tempDir();
+  const { db, stats } = await importGenerated(dir.path);
+  using _ = db;
+  assert.equal(stats.ledgerRows, 1500);
+  assert.ok(stats.duplicates > 1000, "streamed lines of one response count once");
+  assert.equal(stats.malformed, 3);
+  const expected = JSON.parse(await Deno.readTextFile(join(FIXTURES, "claude_daily.json"))) as {
+    daily: CcRow[];
+    totals: CcRow;
+  };
+  const dash = buildDashboard(db, {}, {
+    timeZone: "UTC",
+    now: Date.UTC(2026, 10, 1),
+    breakdown: true,
+  });
+  const ours = new Map(dash.activity.days.map((d) => [d.date, d]));
+  assert.equal(ours.size, expected.daily.length);
+  for (const day of expected.daily) {
+    const o = ours.get(day.date!);
+    assert.ok(o, `missing day ${day.date}`);
+    assert.deepEqual(
+      [o.inputTokens, o.outputTokens, o.cacheWriteTokens, o.cacheReadTokens, o.totalTokens],
+      [
+        day.inputTokens,
+        day.outputTokens,
+        day.cacheCreationTokens,
+        day.cacheReadTokens,
+        day.totalTokens,
+      ],
+      day.date,
+    );
+    assert.ok(
+      Math.abs(o.costUsd - day.totalCost) <= day.totalCost * 0.005,
+      `${day.date}: ${o.costUsd} vs ${day.totalCost}`,
+    );
+    for (const m of day.modelBreakdowns) {
+      const list: readonly {
+        model: string;
+        inputTokens: number;
+        outputTokens: number;
+        cacheWriteTokens: number;
+        cacheReadTokens: number;
+        costUsd: number;
+      }[] = o.models ?? [];
+      const om = list.find((x) => x.model === m.modelName);
+      assert.ok(om, `${day.date} ${m.modelName}`);
+      assert.deepEqual(
+        [om.inputTokens, om.outputTokens, om.cacheWriteTokens, om.cacheReadTokens],
+        [m.inputTokens, m.outputTokens, m.cacheCreationTokens, m.cacheReadTokens],
+        `${day.date} ${m.modelName}`,
+      );
+      assert.ok(
+        Math.abs(om.costUsd - m.cost) <= m.cost * 0.005 + 1e-9,
+        `${day.date} ${m.modelName} cost`,
+      );
+    }
+  }
+  assert.equal(dash.activity.totals.totalTokens, expected.totals.totalTokens);
+  // Per model over the whole period.
+  const models = new Map(dash.models.models.map((m) => [m.model, m]));
+  const byModel = new Map<string, number>();
+  for (const d of expected.daily) {
+    for (const m of d.modelBreakdowns) {
+      byModel.set(
+        m.modelName,
+        (byModel.get(m.modelName) ?? 0) + m.inputTokens + m.outputTokens + m.cacheCreationTokens +
+          m.cacheReadTokens,
+      );
+    }
+  }
+  for (const [model, tokens] of byModel) {
+    assert.equal(models.get(model)?.totalTokens, tokens, model);
+  }
+});
+
+Deno.test("Claude Code import: per-session tokens equal ccusage 20's session report (subagents folded in)", async () => {
+  await using dir = await tempDir();
+  const { db } = await importGenerated(dir.path);
+  using _ = db;
+  const expected = JSON.parse(await Deno.readTextFile(join(FIXTURES, "claude_session.json"))) as {
+    sessions: CcRow[];
+  };
+  const rows = db.connection.prepare(
+    `SELECT s.external_id AS id, sum(l.input_tokens) AS input, sum(l.output_tokens) AS output,
+       sum(l.cache_write_5m_tokens + l.cache_write_1h_tokens) AS cw, sum(l.cache_read_tokens) AS cr,
+       sum(l.lane = 'subagent') AS subagent
+     FROM ledger l JOIN sessions s ON s.id = l.session_id GROUP BY s.external_id`,
+  ).all() as {
+    id: string;
+    input: number;
+    output: number;
+    cw: number;
+    cr: number;
+    subagent: number;
+  }[];
+  const ours = new Map(rows.map((r) => [r.id, r]));
+  assert.equal(ours.size, expected.sessions.length);
+  for (const s of expected.sessions) {
+    const o = ours.get(s.sessionId!);
+    assert.ok(o, s.sessionId);
+    assert.deepEqual([o.input, o.output, o.cw, o.cr], [
+      s.inputTokens,
+      s.outputTokens,
+      s.cacheCreationTokens,
+      s.cacheReadTokens,
+    ], s.sessionId);
+  }
+  assert.ok(rows.some((r) => r.subagent > 0), "subagent usage keeps its lane");
+  const sessions = db.connection.prepare(
+    "SELECT count(*) AS n FROM sessions WHERE source = 'claude-code'",
+  ).get() as { n: number };
+  assert.equal(sessions.n, 13);
+});
+
+Deno.test("Claude Code import is idempotent and incremental; partial last lines wait", async () => {
+  await using dir = await tempDir();
+  const { db, ids, logs } = await importGenerated(dir.path);
+  using _ = db;
+  const count = (sql: string) => (db.connection.prepare(sql).get() as { n: number }).n;
+  const before = [
+    count("SELECT count(*) AS n FROM ledger"),
+    count("SELECT count(*) AS n FROM messages"),
+    count("SELECT count(*) AS n FROM sessions"),
+  ];
+  const again = await importClaudeCode({ db, ids, roots: [logs] });
+  assert.equal(again.skippedFiles, again.files, "unchanged files are skipped");
+  assert.deepEqual(
+    [
+      count("SELECT count(*) AS n FROM ledger"),
+      count("SELECT count(*) AS n FROM messages"),
+      count("SELECT count(*) AS n FROM sessions"),
+    ],
+    before,
+  );
+  // Grow one session file by a new response written as two streamed lines, the second one
+  // not yet finished (no newline).
+  const file = (await Array.fromAsync(Deno.readDir(join(logs, "projects"))))[0]!;
+  const projectDir = join(logs, "projects", file.name);
+  const sessionFile = (await Array.fromAsync(Deno.readDir(projectDir))).find((e) =>
+    e.isFile && e.name.endsWith(".jsonl")
+  )!;
+  const path = join(projectDir, sessionFile.name);
+  const firstLine = JSON.parse(
+    (await Deno.readTextFile(path)).split("\n").find((l) => l.includes('"cwd"'))!,
+  );
+  const line = (output: number, text: string) =>
+    JSON.stringify({
+      type: "assistant",
+      uuid: crypto.randomUUID(),
+      sessionId: firstLine.sessionId,
+      cwd: firstLine.cwd,
+      timestamp: "2026-10-20T12:00:00.000Z",
+      requestId: "req_incremental",
+      message: {
+        id: "msg_incremental",
+        role: "assistant",
+        model: "claude-haiku-4-5-20251001",
+        content: [{ type: "text", text }],
+        usage: {
+          input_tokens: 100,
+          output_tokens: output,
+          cache_read_input_tokens: 0,
+          cache_creation_input_tokens: 0,
+        },
+      },
+    });
+  await Deno.writeTextFile(path, `${line(3, "zanzibar first part")}\n${line(250, "second")}`, {
+    append: true,
+  });
+  const grown = await importClaudeCode({ db, ids, roots: [logs] });
+  assert.equal(grown.ledgerRows, 1);
+  const row = () =>
+    db.connection.prepare(
+      "SELECT output_tokens AS o FROM ledger WHERE external_id = 'cc:msg_incremental:req_incremental'",
+    ).get() as { o: number };
+  assert.equal(row().o, 3, "the unfinished line waits");
+  await Deno.writeTextFile(path, "\n", { append: true });
+  const finished = await importClaudeCode({ db, ids, roots: [logs] });
+  assert.equal(finished.ledgerRows, 0);
+  assert.equal(finished.updatedRows, 1, "the finished copy replaces the partial one");
+  assert.equal(row().o, 250);
+  assert.equal(count("SELECT count(*) AS n FROM ledger"), before[0]! + 1);
+});
+
+Deno.test("Claude Code import: duplicates, requestless responses, sidechains, titles, malformed lines and search", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "claude");
+  const project = join(root, "projects", "-work-app");
+  await Deno.mkdir(join(project, "s1", "subagents"), { recursive: true });
+  const base = { sessionId: "s1", cwd: "/work/app", version: "2.1.0" };
+  const assistant = (
+    o: Record<string, unknown>,
+    usage: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ) =>
+    JSON.stringify({
+      ...base,
+      type: "assistant",
+      uuid: crypto.randomUUID(),
+      timestamp: "2026-10-05T10:00:00.000Z",
+      ...extra,
+      message: {
+        role: "assistant",
+        model: "claude-sonnet-4-5-20250929",
+        content: [{ type: "text", text: "x" }],
+        ...o,
+        usage,
+      },
+    });
+  const u = (output: number, more: Record<string, unknown> = {}) => ({
+    input_tokens: 10,
+    output_tokens: output,
+    cache_read_input_tokens: 5,
+    cache_creation_input_tokens: 0,
+    ...more,
+  });
+  await Deno.writeTextFile(
+    join(project, "s1.jsonl"),
+    [
+      JSON.stringify({ type: "summary", summary: "Fix the flaky parser", leafUuid: "x" }),
+      JSON.stringify({
+        ...base,
+        type: "user",
+        uuid: "u1",
+        timestamp: "2026-10-05T09:59:00.000Z",
+        message: { role: "user", content: "please fix the quokka parser" },
+      }),
+      assistant({ id: "m1" }, u(2), { requestId: "r1" }),
+      assistant({ id: "m1" }, u(40), { requestId: "r1" }),
+      assistant({ id: "m2" }, u(7)), // no requestId: deduplicated by message id
+      assistant({ id: "m2" }, u(7)),
+      assistant({ id: "m3" }, u(1), { requestId: "r3", isSidechain: true }),
+      "{ this is not json",
+      assistant(
+        { id: "m4" },
+        { input_tokens: 1, cache_read_input_tokens: null, output_tokens: 2 },
+        { requestId: "r4" },
+      ),
+      "",
+    ].join("\n"),
+  );
+  await Deno.writeTextFile(
+    join(project, "s1", "subagents", "agent-ab12.jsonl"),
+    assistant({ id: "m5", model: "claude-haiku-4-5-20251001" }, u(3), {
+      requestId: "r5",
+      isSidechain: true,
+      agentId: "ab12",
+    }) + "\n",
+  );
+  const { db, ids } = await openTestDb(join(dir.path, "home"));
+  using _ = db;
+  const stats = await importClaudeCode({ db, ids, roots: [root] });
+  assert.equal(stats.malformed, 2, "bad JSON and a usage with a null count");
+  const rows = db.connection.prepare(
+    "SELECT external_id, lane, output_tokens FROM ledger ORDER BY id",
+  ).all().map((r) => ({ ...r }));
+  assert.deepEqual(rows, [
+    { external_id: "cc:m1:r1", lane: "parent", output_tokens: 40 },
+    { external_id: "cc:m2", lane: "parent", output_tokens: 7 },
+    { external_id: "cc:m3:r3", lane: "subagent", output_tokens: 1 },
+    { external_id: "cc:m5:r5", lane: "subagent", output_tokens: 3 },
+  ]);
+  const session = db.connection.prepare(
+    "SELECT title, title_source, project_id, source, status FROM sessions",
+  ).all().map((r) => ({ ...r }));
+  assert.equal(session.length, 1, "the subagent file folds into its parent session");
+  assert.deepEqual(session[0], {
+    title: "Fix the flaky parser",
+    title_source: "import",
+    project_id: 1,
+    source: "claude-code",
+    status: "completed",
+  });
+  const { searchMessages } = await import("../../../core/storage/search.ts");
+  assert.equal(searchMessages(db, "quokka").length, 1);
+});
