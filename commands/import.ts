@@ -71,7 +71,7 @@ export async function importHistory(
   if (opts.json) {
     ui.json(statsJson(stats, world.clock.now() - started));
   } else {
-    ui.err(
+    ui.out(
       `Imported ${source} history from ${
         existing.join(", ")
       }: ${stats.files} files (${stats.skippedFiles} unchanged), ` +
@@ -79,6 +79,7 @@ export async function importHistory(
         (stats.updatedRows ? ` (${stats.updatedRows} updated)` : "") +
         `, ${stats.duplicates} duplicates dropped` +
         (stats.malformed ? `, ${stats.malformed} malformed lines skipped` : "") +
+        (stats.unknownRecords ? `, ${stats.unknownRecords} records of unknown types skipped` : "") +
         (stats.unreadable ? `, ${stats.unreadable} unreadable files` : ""),
     );
   }
@@ -95,6 +96,7 @@ function statsJson(s: ImportStats, durationMs: number) {
     updated_rows: s.updatedRows,
     duplicates: s.duplicates,
     malformed: s.malformed,
+    unknown_records: s.unknownRecords,
     unreadable: s.unreadable,
     duration_ms: durationMs,
   };

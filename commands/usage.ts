@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { findProjectRoot } from "../core/project_root.ts";
 import { ProjectStore } from "../core/storage/projects.ts";
-import { parseTimeBound } from "../core/time.ts";
+import { checkTimeZone, parseTimeBound } from "../core/time.ts";
 import { buildDashboard, type Dashboard } from "../core/usage/dashboard.ts";
 import { tabJson } from "../core/usage/dashboard_json.ts";
 import {
@@ -51,7 +51,7 @@ export async function usage(
   const opts = parseOptions(UsageOptions, raw);
   const tab = parseOptions(TabArg, tabName);
   const ui = uiFor(world);
-  const timeZone = opts.tz ?? ui.timeZone;
+  const timeZone = opts.tz ? checkTimeZone(opts.tz) : ui.timeZone;
   const now = world.clock.now();
   const since = opts.since ? parseTimeBound(opts.since, now, timeZone) : undefined;
   // A date given for --until includes that whole day.

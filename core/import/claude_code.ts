@@ -66,6 +66,16 @@ const Line = z.object({
 
 type LineRecord = z.infer<typeof Line>;
 
+/** Record types Claude Code writes; only user, assistant and summary carry what we import. */
+const KNOWN_TYPES = new Set([
+  "user",
+  "assistant",
+  "summary",
+  "system",
+  "file-history-snapshot",
+  "queue-operation",
+]);
+
 /** Where Claude Code keeps its data: CLAUDE_CONFIG_DIR (comma-separated), else ~/.claude and ~/.config/claude. */
 export function claudeRoots(env: Env): string[] {
   const configured = env.CLAUDE_CONFIG_DIR?.split(",").map((s) => s.trim()).filter(Boolean);
@@ -185,6 +195,10 @@ function handleLine(text: string, file: FileContext, writer: ImportWriter, ids: 
     return;
   }
   const line = parsed.data;
+  if (line.type !== undefined && !KNOWN_TYPES.has(line.type)) {
+    writer.stats.unknownRecords++;
+    return;
+  }
   const key = file.pathSession ?? line.sessionId;
   if (!key) return; // a record outside any session (snapshots of a file without a session id)
   const at = line.timestamp ? Date.parse(line.timestamp) : NaN;

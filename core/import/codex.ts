@@ -29,6 +29,15 @@ const Envelope = z.object({
   payload: z.record(z.string(), z.unknown()).optional(),
 }).loose();
 
+/** Envelope types of Codex rollouts. */
+const KNOWN_TYPES = new Set([
+  "session_meta",
+  "turn_context",
+  "response_item",
+  "event_msg",
+  "compacted",
+]);
+
 const Content = z.array(z.object({ type: z.string(), text: z.string().optional() }).loose());
 
 /** Codex homes: CODEX_HOME (comma-separated), else ~/.codex. */
@@ -131,6 +140,11 @@ function handleLine(text: string, state: FileState, writer: ImportWriter, ids: I
     return;
   }
   const { type, payload = {} } = parsed.data;
+  if (!KNOWN_TYPES.has(type)) {
+    // Bare items of pre-envelope rollouts carry no usage; anything else is new to us.
+    if (parsed.data.payload !== undefined) writer.stats.unknownRecords++;
+    return;
+  }
   const at = parsed.data.timestamp ? Date.parse(parsed.data.timestamp) : NaN;
   if (type === "session_meta") {
     if (typeof payload.id === "string" && payload.id) state.sessionKey = payload.id;

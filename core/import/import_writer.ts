@@ -24,6 +24,8 @@ export interface ImportStats {
   duplicates: number;
   /** Lines that were not JSON, or not a record bonsai understands. */
   malformed: number;
+  /** Well-formed records of a type bonsai does not know (a newer tool version, say). */
+  unknownRecords: number;
   unreadable: number;
 }
 
@@ -38,6 +40,7 @@ export function emptyStats(): ImportStats {
     updatedRows: 0,
     duplicates: 0,
     malformed: 0,
+    unknownRecords: 0,
     unreadable: 0,
   };
 }

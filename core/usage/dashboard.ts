@@ -1,4 +1,5 @@
 import type { Db } from "../storage/db.ts";
+import { SessionStore } from "../storage/sessions.ts";
 import { type UsageFilter, UsageQueries, type UsageSums } from "../storage/usage_queries.ts";
 import { addDays, weekdayOf, ZoneCalendar } from "../time.ts";
 
@@ -58,8 +59,14 @@ export interface Dashboard {
     total: Pick<Totals, "costUsd" | "costExact" | "unpricedTurns" | "turns">;
   };
   readonly sessions: {
-    sessions:
-      (Totals & { sessionId: string; title: string; projectPath: string; lastActive: number })[];
+    sessions: (Totals & {
+      sessionId: string;
+      /** The shortest unambiguous id prefix (8 characters or more). */
+      shortId: string;
+      title: string;
+      projectPath: string;
+      lastActive: number;
+    })[];
   };
   readonly tools: {
     tools: {
@@ -192,6 +199,8 @@ export function buildDashboard(db: Db, filter: UsageFilter, options: DashboardOp
     .map((m) => ({ ...m, share: total.totalTokens ? m.totalTokens / total.totalTokens : 0 }));
   const endDate = cal.fields(Math.max(0, (filter.until ?? options.now + 1) - 1)).date;
   const prompt = total.inputTokens + total.cacheReadTokens + total.cacheWriteTokens;
+  const topSessions = q.bySession(filter, options.sessionLimit ?? 20);
+  const shortIds = new SessionStore(db).shortIds(topSessions.map((s) => s.sessionId));
   return {
     activity: {
       days: dayRows,
@@ -201,9 +210,10 @@ export function buildDashboard(db: Db, filter: UsageFilter, options: DashboardOp
     models: { models: modelRows },
     cost: costPeriods(dayRows, total),
     sessions: {
-      sessions: q.bySession(filter, options.sessionLimit ?? 20).map((s) => ({
+      sessions: topSessions.map((s) => ({
         ...totalsOf(s),
         sessionId: s.sessionId,
+        shortId: shortIds.get(s.sessionId) ?? s.sessionId,
         title: s.title,
         projectPath: s.projectPath,
         lastActive: s.lastBucket,

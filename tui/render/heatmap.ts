@@ -1,5 +1,6 @@
 import type { Heatmap } from "../../core/usage/dashboard.ts";
 import { formatCompact } from "./format.ts";
+import { displayWidth } from "./width.ts";
 import type { Style } from "./style.ts";
 
 /** How cells are drawn: colour blocks, Unicode shades (NO_COLOR), or ASCII (non-UTF-8). */
@@ -18,13 +19,33 @@ const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const ORDER = [1, 2, 3, 4, 5, 6, 0]; // rows Monday first
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
-/** Level 0 (none) to 4 (busiest): quartiles of the non-zero values. */
-function levels(values: number[]): (v: number) => number {
+/** Shading of a set of values: level 0 (none) to 4 (busiest), with each level's upper bound. */
+interface Scale {
+  level(v: number): number;
+  /** The levels in use, each with the largest value it shows. */
+  readonly bounds: readonly { level: number; upTo: number }[];
+}
+
+/**
+ * Quartiles of the non-zero values; the largest value is always the darkest level, and a level
+ * whose quartile repeats the one below (few distinct values) is left out.
+ */
+export function scaleOf(values: readonly number[]): Scale {
   const nonzero = values.filter((v) => v > 0).sort((a, b) => a - b);
-  const q = (p: number) =>
-    nonzero[Math.min(nonzero.length - 1, Math.floor(p * nonzero.length))] ?? 0;
-  const cuts = [q(0.25), q(0.5), q(0.75)];
-  return (v) => (v <= 0 ? 0 : v <= cuts[0]! ? 1 : v <= cuts[1]! ? 2 : v <= cuts[2]! ? 3 : 4);
+  const max = nonzero[nonzero.length - 1] ?? 0;
+  const q = (p: number) => nonzero[Math.floor(p * (nonzero.length - 1))] ?? 0;
+  const cuts: { level: number; upTo: number }[] = [];
+  for (const [level, p] of [[1, 0.25], [2, 0.5], [3, 0.75]] as const) {
+    const upTo = q(p);
+    if (upTo > 0 && upTo < max && upTo > (cuts[cuts.length - 1]?.upTo ?? 0)) {
+      cuts.push({ level, upTo });
+    }
+  }
+  const bounds = max > 0 ? [...cuts, { level: 4, upTo: max }] : [];
+  return {
+    bounds,
+    level: (v) => (v <= 0 ? 0 : (bounds.find((b) => v <= b.upTo) ?? { level: 4 }).level),
+  };
 }
 
 function cell(level: number, width: number, look: HeatmapLook): string {
@@ -37,16 +58,23 @@ function cell(level: number, width: number, look: HeatmapLook): string {
   return ch.repeat(width - (width > 1 ? 1 : 0)) + (width > 1 ? " " : "");
 }
 
-function legend(values: number[], look: HeatmapLook, unit: string): string {
-  const nonzero = values.filter((v) => v > 0).sort((a, b) => a - b);
-  const q = (p: number) =>
-    nonzero[Math.min(nonzero.length - 1, Math.floor(p * nonzero.length))] ?? 0;
-  const bounds = [0, q(0.25), q(0.5), q(0.75), nonzero[nonzero.length - 1] ?? 0];
-  const parts = [0, 1, 2, 3, 4].map((lvl) => {
-    const label = lvl === 0 ? "none" : `≤${formatCompact(bounds[lvl]!)}`;
-    return `${cell(lvl, 1, look)} ${look.ascii ? label.replace("≤", "<=") : label}`;
-  });
-  return `  ${look.style.dim(`${unit}:`)} ${parts.join("  ")}`;
+function legend(scale: Scale, look: HeatmapLook, unit: string): string {
+  const le = look.ascii ? "<=" : "≤";
+  const used = [
+    { level: 0, text: "none" },
+    ...scale.bounds.map((b) => ({
+      level: b.level,
+      text: `${le}${formatCompact(b.upTo)}`,
+    })),
+  ];
+  const parts = used.map((u) => `${cell(u.level, 1, look)} ${u.text}`);
+  // Widest form first; narrower terminals get the scale without the numbers.
+  const forms = [
+    `  ${look.style.dim(`${unit}:`)} ${parts.join("  ")}`,
+    `  ${parts.join(" ")}`,
+    `  less ${used.map((u) => cell(u.level, 1, look)).join("")} more`,
+  ];
+  return forms.find((f) => displayWidth(f) <= look.width) ?? forms[forms.length - 1]!;
 }
 
 /** The weekday x hour grid (rows Monday..Sunday, columns 0..23 local time). */
@@ -57,7 +85,7 @@ export function renderWeekdayHour(
 ): string {
   const grid = heatmap.weekdayHour[unit];
   const all = grid.flat();
-  const level = levels(all);
+  const scale = scaleOf(all);
   const w = look.width >= 4 + 24 * 3 ? 3 : look.width >= 4 + 24 * 2 ? 2 : 1;
   const hours = Array.from(
     { length: 24 },
@@ -74,11 +102,11 @@ export function renderWeekdayHour(
   for (const d of ORDER) {
     lines.push(
       `${look.style.dim(DAYS[d]!)} ${
-        grid[d]!.map((v) => cell(level(v), w, look)).join("").trimEnd()
+        grid[d]!.map((v) => cell(scale.level(v), w, look)).join("").trimEnd()
       }`,
     );
   }
-  lines.push(legend(all, look, unit));
+  lines.push(legend(scale, look, unit));
   return lines.join("\n") + "\n";
 }
 
@@ -89,26 +117,31 @@ export function renderCalendar(heatmap: Heatmap, look: HeatmapLook): string {
   const fit = Math.max(4, Math.min(weeksAll.length, Math.floor((look.width - 4) / w)));
   const weeks = weeksAll.slice(weeksAll.length - fit);
   const values = weeks.flat().map((c) => c?.tokens ?? 0);
-  const level = levels(values);
-  let months = "";
-  let lastMonth = -1;
-  for (const week of weeks) {
+  const scale = scaleOf(values);
+  // A month's name sits above its first week; a first partial month too short for its name
+  // gives way to the next (as GitHub's calendar does).
+  const starts: { at: number; month: number }[] = [];
+  weeks.forEach((week, i) => {
     const first = week.find((c) => c !== null);
-    const month = first ? Number(first.date.slice(5, 7)) - 1 : lastMonth;
-    if (month !== lastMonth && months.length <= weeks.indexOf(week) * w) {
-      months = months.padEnd(weeks.indexOf(week) * w) + MONTHS[month]!;
+    const month = first ? Number(first.date.slice(5, 7)) - 1 : -1;
+    if (month >= 0 && month !== starts[starts.length - 1]?.month) starts.push({ at: i * w, month });
+  });
+  if (starts.length > 1 && starts[1]!.at - starts[0]!.at < 4) starts.shift();
+  let months = "";
+  for (const s of starts) {
+    if (months.length < s.at || months.length === 0) {
+      months = months.padEnd(s.at) + MONTHS[s.month]!;
     }
-    lastMonth = month;
   }
   const lines = [`    ${look.style.dim(months.slice(0, weeks.length * w))}`];
   for (const d of ORDER) {
     const label = d === 1 || d === 3 || d === 5 ? DAYS[d]! : "   ";
     const row = weeks.map((week) => {
       const c = week[d];
-      return c === null || c === undefined ? " ".repeat(w) : cell(level(c.tokens), w, look);
+      return c === null || c === undefined ? " ".repeat(w) : cell(scale.level(c.tokens), w, look);
     }).join("");
     lines.push(`${look.style.dim(label)} ${row.trimEnd()}`);
   }
-  lines.push(legend(values, look, "tokens per day"));
+  lines.push(legend(scale, look, "tokens per day"));
   return lines.join("\n") + "\n";
 }

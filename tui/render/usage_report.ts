@@ -153,7 +153,7 @@ export function renderSessions(d: Dashboard["sessions"], look: UsageLook): strin
       { header: "COST", align: "right" },
     ],
     d.sessions.map((s) => [
-      s.sessionId.slice(0, 10),
+      s.shortId,
       s.title,
       s.projectPath,
       formatAge(s.lastActive, look.now, look.timeZone),

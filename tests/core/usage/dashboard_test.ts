@@ -1,0 +1,256 @@
+import assert from "node:assert/strict";
+import { LedgerStore } from "../../../core/storage/ledger.ts";
+import { SessionStore } from "../../../core/storage/sessions.ts";
+import { buildDashboard, isoWeek } from "../../../core/usage/dashboard.ts";
+import { tabJson } from "../../../core/usage/dashboard_json.ts";
+import { openTestDb } from "../../support/db.ts";
+import { tempDir } from "../../support/temp.ts";
+import { ledgerRow, seedUsage } from "../../support/usage_ledger.ts";
+
+const NY = "America/New_York";
+const NOW = Date.UTC(2026, 10, 30, 12, 0);
+
+async function fixture() {
+  const dir = await tempDir();
+  const { db, ids } = await openTestDb(dir.path);
+  const f = seedUsage(db, ids, dir.path);
+  return {
+    db,
+    f,
+    async [Symbol.asyncDispose]() {
+      db.close();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/** JSON rounds ratios to six decimals. */
+const near = (actual: number, expected: number, what: string) =>
+  assert.ok(Math.abs(actual - expected) <= 5e-7, `${what}: ${actual} != ${expected}`);
+
+Deno.test("usage activity: local days, totals, failed attempts and unpriced turns (hand-built ledger)", async () => {
+  await using s = await fixture();
+  const d = buildDashboard(s.db, {}, { timeZone: NY, now: NOW });
+  const json = tabJson.activity(d.activity);
+  assert.deepEqual(json.days, [
+    {
+      date: "2026-11-28",
+      turns: 3,
+      input_tokens: 1510,
+      output_tokens: 600,
+      cache_write_tokens: 3000,
+      cache_read_tokens: 3400,
+      reasoning_tokens: 50,
+      total_tokens: 8510,
+      cost_usd: 0.062,
+      cost_exact: true,
+      unpriced_turns: 0,
+    },
+    {
+      date: "2026-11-29",
+      turns: 1, // D; E failed and is not a turn, but its tokens and cost count
+      input_tokens: 2100,
+      output_tokens: 520,
+      cache_write_tokens: 0,
+      cache_read_tokens: 0,
+      reasoning_tokens: 0,
+      total_tokens: 2620,
+      cost_usd: 0.001,
+      cost_exact: false,
+      unpriced_turns: 1,
+    },
+  ]);
+  assert.deepEqual(json.totals, {
+    turns: 4,
+    input_tokens: 3610,
+    output_tokens: 1120,
+    cache_write_tokens: 3000,
+    cache_read_tokens: 3400,
+    reasoning_tokens: 50,
+    total_tokens: 11130,
+    cost_usd: 0.063,
+    cost_exact: false,
+    unpriced_turns: 1,
+  });
+
+  // The same rows in UTC fall on other days: C moves to the 29th.
+  const utc = buildDashboard(s.db, {}, { timeZone: "UTC", now: NOW });
+  assert.deepEqual(
+    utc.activity.days.map((x) => [x.date, x.turns, x.totalTokens, x.costUsd, x.unpricedTurns]),
+    [["2026-11-28", 2, 7510, 0.06, 0], ["2026-11-29", 2, 3620, 0.003, 1]],
+  );
+});
+
+Deno.test("usage activity: heatmap cells are local weekday x hour; the calendar ends today", async () => {
+  await using s = await fixture();
+  const { heatmap } = buildDashboard(s.db, {}, { timeZone: NY, now: NOW }).activity;
+  const cells: string[] = [];
+  heatmap.weekdayHour.tokens.forEach((row, wd) =>
+    row.forEach((v, h) => {
+      if (v) cells.push(`${wd}@${h}:${v}/${heatmap.weekdayHour.turns[wd]![h]}`);
+    })
+  );
+  assert.deepEqual(cells, ["0@10:2620/1", "6@9:7510/2", "6@22:1000/1"]);
+  const cal = heatmap.calendar;
+  assert.equal(cal.start, "2025-11-30");
+  assert.equal(cal.end, "2026-11-30");
+  assert.equal(cal.weeks.length, 53);
+  assert.ok(cal.weeks.every((w) => w.length === 7));
+  assert.deepEqual(cal.weeks[52], [
+    { date: "2026-11-29", tokens: 2620, turns: 1 },
+    { date: "2026-11-30", tokens: 0, turns: 0 },
+    null,
+    null,
+    null,
+    null,
+    null,
+  ]);
+  assert.deepEqual(cal.weeks[51]![6], { date: "2026-11-28", tokens: 8510, turns: 3 });
+  assert.deepEqual(cal.weeks[0]![0], { date: "2025-11-30", tokens: 0, turns: 0 });
+});
+
+Deno.test("usage models: tokens, turns, cost and share per provider and model; --breakdown per day", async () => {
+  await using s = await fixture();
+  const d = buildDashboard(s.db, {}, { timeZone: NY, now: NOW, breakdown: true });
+  const models = tabJson.models(d.models).models;
+  assert.deepEqual(
+    models.map((m) => [m.provider, m.model, m.turns, m.total_tokens, m.cost_usd, m.cost_exact]),
+    [
+      ["anthropic", "claude-sonnet-4-5", 2, 7630, 0.061, true],
+      ["openai", "gpt-5", 1, 1000, 0.002, true],
+      ["openai", "local-llama", 1, 2500, 0, false],
+    ],
+  );
+  near(models[0]!.share, 7630 / 11130, "sonnet share");
+  assert.ok(Math.abs(models.reduce((a, m) => a + m.share, 0) - 1) < 2e-6, "shares add up");
+  assert.equal(models[2]!.unpriced_turns, 1);
+  const day = d.activity.days[0]!;
+  assert.deepEqual(
+    day.models?.map((m) => [m.model, m.turns, m.totalTokens, m.costUsd]),
+    [["claude-sonnet-4-5", 2, 7510, 0.06], ["gpt-5", 1, 1000, 0.002]],
+  );
+  assert.equal(
+    buildDashboard(s.db, {}, { timeZone: NY, now: NOW }).activity.days[0]!.models,
+    undefined,
+  );
+});
+
+Deno.test("usage cost: days, ISO weeks and months, with floors where a turn is unpriced", async () => {
+  await using s = await fixture();
+  const cost = tabJson.cost(buildDashboard(s.db, {}, { timeZone: NY, now: NOW }).cost);
+  assert.deepEqual(cost.days, [
+    { period: "2026-11-28", turns: 3, cost_usd: 0.062, cost_exact: true, unpriced_turns: 0 },
+    { period: "2026-11-29", turns: 1, cost_usd: 0.001, cost_exact: false, unpriced_turns: 1 },
+  ]);
+  assert.deepEqual(cost.weeks, [
+    { period: "2026-W48", turns: 4, cost_usd: 0.063, cost_exact: false, unpriced_turns: 1 },
+  ]);
+  assert.deepEqual(cost.months, [
+    { period: "2026-11", turns: 4, cost_usd: 0.063, cost_exact: false, unpriced_turns: 1 },
+  ]);
+  assert.deepEqual(cost.total, { turns: 4, cost_usd: 0.063, cost_exact: false, unpriced_turns: 1 });
+  assert.equal(isoWeek("2026-01-01"), "2026-W01");
+  assert.equal(isoWeek("2027-01-01"), "2026-W53");
+  assert.equal(isoWeek("2024-12-30"), "2025-W01");
+});
+
+Deno.test("usage sessions, tools and cache tabs (hand-built ledger)", async () => {
+  await using s = await fixture();
+  const d = buildDashboard(s.db, {}, { timeZone: NY, now: NOW });
+  const sessions = tabJson.sessions(d.sessions).sessions;
+  assert.deepEqual(
+    sessions.map((
+      x,
+    ) => [x.title, x.project_path, x.turns, x.total_tokens, x.cost_usd, x.unpriced_turns]),
+    [
+      ["Refactor the parser", s.f.projectA, 3, 8510, 0.062, 0],
+      ["Write the docs", s.f.projectB, 1, 2620, 0.001, 1],
+    ],
+  );
+  assert.equal(sessions[0]!.session_id, s.f.refactor);
+  assert.equal(sessions[0]!.last_active, "2026-11-29T03:30:00.000Z");
+
+  assert.deepEqual(tabJson.tools(d.tools).tools, [
+    { tool: "read", calls: 3, failures: 0, total_ms: 60, p95_ms: 30 },
+    { tool: "exec", calls: 2, failures: 2, total_ms: 5100, p95_ms: 5000 },
+  ]);
+
+  const cache = tabJson.cache(d.cache);
+  assert.equal(cache.prompt_tokens, 3610 + 3400 + 3000);
+  assert.equal(cache.cache_read_tokens, 3400);
+  near(cache.hit_rate, 3400 / 10010, "hit rate");
+  assert.equal(cache.expected_cache_read_pct, 85);
+  assert.equal(cache.actual_cache_read_pct, 67.5);
+  assert.equal(cache.prefix_rewrites, 1);
+  assert.equal(cache.baseline_cost_usd, 0.074);
+  assert.equal(cache.saved_usd, 0.011);
+  assert.equal(cache.cost_usd, 0.063);
+  assert.equal(cache.cost_exact, false);
+});
+
+Deno.test("usage filters: --since/--until bounds and --project select rows for every tab", async () => {
+  await using s = await fixture();
+  const since = Date.UTC(2026, 10, 29, 5); // 2026-11-29 00:00 in New York
+  const late = buildDashboard(s.db, { since }, { timeZone: NY, now: NOW });
+  assert.deepEqual(late.activity.days.map((x) => x.date), ["2026-11-29"]);
+  assert.equal(late.activity.totals.totalTokens, 2620);
+  assert.deepEqual(late.tools.tools.map((t) => [t.tool, t.calls]), [["exec", 1]]);
+  assert.deepEqual(late.sessions.sessions.map((x) => x.title), ["Write the docs"]);
+
+  const early = buildDashboard(s.db, { until: since }, { timeZone: NY, now: NOW });
+  assert.equal(early.activity.totals.totalTokens, 8510);
+  assert.equal(early.activity.totals.costExact, true);
+  assert.equal(early.activity.heatmap.calendar.end, "2026-11-28", "the calendar ends at --until");
+
+  const projectA = new SessionStore(s.db).get(s.f.refactor).projectId;
+  const alpha = buildDashboard(s.db, { projectId: projectA }, { timeZone: NY, now: NOW });
+  assert.equal(alpha.activity.totals.totalTokens, 8510);
+  assert.deepEqual(alpha.models.models.map((m) => m.model), ["claude-sonnet-4-5", "gpt-5"]);
+  assert.deepEqual(alpha.tools.tools.map((t) => [t.tool, t.calls]), [["read", 3], ["exec", 1]]);
+  assert.equal(alpha.cache.prefixRewrites, 1);
+});
+
+Deno.test("usage rollups follow the ledger: inserts, usage replaced on import, forgotten sessions", async () => {
+  await using s = await fixture();
+  const session = new SessionStore(s.db).get(s.f.docs);
+  const ledger = new LedgerStore(s.db);
+  const [id] = ledger.append([
+    ledgerRow({ sessionId: s.f.docs, projectId: session.projectId, createdAt: NOW - 60_000 }, {
+      provider: "anthropic",
+      model: "claude-opus-4-1",
+      inputTokens: 7,
+      outputTokens: 3,
+      costUsd: 0.5,
+      baselineCostUsd: 0.5,
+    }),
+  ]);
+  const totals = () => buildDashboard(s.db, {}, { timeZone: NY, now: NOW }).activity.totals;
+  assert.equal(totals().totalTokens, 11140);
+  assert.equal(totals().costUsd, 0.563);
+  s.db.write(() =>
+    ledger.replaceUsage(
+      id!,
+      ledgerRow({ sessionId: s.f.docs, projectId: session.projectId, createdAt: NOW - 30_000 }, {
+        provider: "anthropic",
+        model: "claude-opus-4-1",
+        inputTokens: 7,
+        outputTokens: 93,
+        costUsd: 0.7,
+        baselineCostUsd: 0.7,
+      }),
+    )
+  );
+  assert.equal(totals().totalTokens, 11230);
+  assert.equal(totals().costUsd, 0.763);
+  new SessionStore(s.db).forget(s.f.docs);
+  const after = buildDashboard(s.db, {}, { timeZone: NY, now: NOW });
+  assert.equal(after.activity.totals.totalTokens, 8510);
+  assert.equal(after.activity.totals.costExact, true);
+  assert.deepEqual(after.tools.tools.map((t) => [t.tool, t.calls]), [["read", 3], ["exec", 1]]);
+  const leftovers = s.db.read(() =>
+    s.db.prepare("SELECT count(*) AS n FROM usage_rollup WHERE rows <> 0 AND session_id = ?").get(
+      s.f.docs,
+    )
+  ) as { n: number };
+  assert.equal(leftovers.n, 0);
+});
