@@ -2,24 +2,12 @@ import { z } from "zod";
 import { findProjectRoot } from "../core/project_root.ts";
 import { ProjectStore } from "../core/storage/projects.ts";
 import { checkTimeZone, parseTimeBound } from "../core/time.ts";
-import { buildDashboard, type Dashboard } from "../core/usage/dashboard.ts";
+import { buildDashboard, TABS } from "../core/usage/dashboard.ts";
 import { tabJson } from "../core/usage/dashboard_json.ts";
-import {
-  renderActivity,
-  renderCache,
-  renderCost,
-  renderModels,
-  renderSessions,
-  renderTools,
-  type UsageLook,
-} from "../tui/render/usage_report.ts";
+import { renderUsageTab, type UsageLook } from "../tui/render/usage_report.ts";
 import { openDb, parseOptions, uiFor } from "./context.ts";
 import { EXIT } from "./exit_codes.ts";
 import type { World } from "./world.ts";
-
-/** The dashboard's tabs (U2). */
-export const TABS = ["activity", "models", "cost", "sessions", "tools", "cache"] as const;
-type Tab = (typeof TABS)[number];
 
 const UsageOptions = z.object({
   since: z.string().min(1).optional(),
@@ -32,15 +20,6 @@ const UsageOptions = z.object({
 const TabArg = z.enum(TABS, {
   error: (i) => `unknown tab '${String(i.input)}' (use ${TABS.join(", ")})`,
 }).optional();
-
-const RENDER: Record<Tab, (d: Dashboard, look: UsageLook) => string> = {
-  activity: (d, l) => renderActivity(d.activity, l),
-  models: (d, l) => renderModels(d.models, l),
-  cost: (d, l) => renderCost(d.cost, l),
-  sessions: (d, l) => renderSessions(d.sessions, l),
-  tools: (d, l) => renderTools(d.tools, l),
-  cache: (d, l) => renderCache(d.cache, l),
-};
 
 /** `bonsai usage [tab]`: the cross-project dashboard, tables for people or --json. */
 export async function usage(
@@ -76,6 +55,6 @@ export async function usage(
     return EXIT.OK;
   }
   const look: UsageLook = { style: ui.style, width: ui.width, ascii: ui.ascii, timeZone, now };
-  ui.out(RENDER[tab ?? "activity"](dashboard, look));
+  ui.out(renderUsageTab(tab ?? "activity", dashboard, look));
   return EXIT.OK;
 }

@@ -65,6 +65,15 @@ export function findResumable(
   } else {
     session = store.resolve(input.prefix);
   }
+  if (session.source !== "bonsai") {
+    throw new BonsaiError(
+      "USAGE",
+      `Cannot resume session '${session.id}': it was imported from ${
+        session.source === "codex" ? "Codex" : "Claude Code"
+      } and can be shown and searched, not continued`,
+      { data: { session: session.id, source: session.source } },
+    );
+  }
   if (session.projectPath !== input.projectPath) {
     throw new BonsaiError(
       "CROSS_PROJECT",

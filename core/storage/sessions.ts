@@ -92,6 +92,8 @@ export interface SessionMeta {
 export interface ListSessionsOptions {
   /** Only this project's sessions (canonical root); all projects when absent. */
   readonly projectPath?: string;
+  /** Only sessions from this source (bonsai's own, or imported). */
+  readonly source?: SessionSource;
   readonly limit?: number;
 }
 
@@ -230,6 +232,10 @@ export class SessionStore {
       where.push("p.root_path = ?");
       params.push(options.projectPath);
     }
+    if (options.source !== undefined) {
+      where.push("s.source = ?");
+      params.push(options.source);
+    }
     const limit = options.limit !== undefined
       ? ` LIMIT ${Math.max(0, Math.floor(options.limit))}`
       : "";
@@ -238,11 +244,12 @@ export class SessionStore {
     return (this.#db.prepare(sql).all(...params) as unknown as SessionRecord[]).map(toSession);
   }
 
-  /** The project's most recently updated session, or null. */
+  /** The project's most recently updated session of bonsai's own (not imported), or null. */
   latest(projectPath: string): Session | null {
     const row = this.#db
       .prepare(
-        `${SELECT} WHERE p.root_path = ? ORDER BY s.content_updated_at DESC, s.id DESC LIMIT 1`,
+        `${SELECT} WHERE p.root_path = ? AND s.source = 'bonsai'
+         ORDER BY s.content_updated_at DESC, s.id DESC LIMIT 1`,
       )
       .get(projectPath) as SessionRecord | undefined;
     return row ? toSession(row) : null;

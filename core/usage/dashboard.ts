@@ -91,6 +91,11 @@ export interface Dashboard {
   };
 }
 
+/** The dashboard's tabs (U2), in the order they are shown. */
+export const TABS = ["activity", "models", "cost", "sessions", "tools", "cache"] as const;
+/** One of the dashboard's tabs. */
+export type Tab = (typeof TABS)[number];
+
 /** Options of a dashboard. */
 export interface DashboardOptions {
   readonly timeZone: string;

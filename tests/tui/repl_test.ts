@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { anthropic } from "../support/sse_scripts.ts";
 import { replHarness } from "../support/repl_harness.ts";
+import { seedUsage } from "../support/usage_ledger.ts";
 
 Deno.test("Repl: a prompt with a tool call asks permission; 'always' holds for the session; every answer is recorded", async () => {
   await using h = await replHarness({ answers: ["a"] });
@@ -192,6 +193,33 @@ Deno.test("Repl: /settings changes budgets from the next prompt; /perf and /ctx 
   const ctx = h.io.take();
   assert.match(ctx, /Context [\d.k]+ of 200k tokens/);
   assert.match(ctx, /tool schemas/);
+});
+
+Deno.test("Repl: /usage shows the dashboard across all projects, by tab and start", async () => {
+  await using h = await replHarness();
+  seedUsage(h.db, h.ids, h.dir); // two other projects, 2026-11-28 and 29
+  h.server.anthropic({
+    events: anthropic.reply({ text: "hi", usage: { input_tokens: 100, output_tokens: 10 } }),
+  });
+  await h.repl.handle("hello");
+  h.io.take();
+  await h.repl.handle("/usage models");
+  const models = h.io.take();
+  for (const m of ["claude-sonnet-4-5-20250929", "claude-sonnet-4-5", "gpt-5", "local-llama"]) {
+    assert.match(models, new RegExp(`\\s${m.replaceAll(".", "\\.")}\\s`), m);
+  }
+  assert.match(models, /≥ \$0\.00 \(1 unpriced\)/);
+  await h.repl.handle("/usage cost 2026-11-30");
+  const cost = h.io.take();
+  assert.match(cost, /2026-11-30/);
+  assert.doesNotMatch(cost, /2026-11-29/, "the start excludes older days");
+  await h.repl.handle("/usage");
+  assert.match(h.io.take(), /Activity by day \(UTC\)[\s\S]*When you work[\s\S]*Last year/);
+  await h.repl.handle("/usage weather");
+  assert.match(h.io.take(), /Unknown tab 'weather': use activity, models/);
+  assert.deepEqual(h.repl.complete("/usage mo")[0], ["/usage models"]);
+  await h.repl.handle("/help");
+  assert.match(h.io.take(), /\/usage \[tab\] \[since\]/);
 });
 
 Deno.test("Repl: Tab completes commands, session ids and setting keys", async () => {

@@ -1,4 +1,4 @@
-import type { Dashboard, Totals } from "../../core/usage/dashboard.ts";
+import type { Dashboard, Tab, Totals } from "../../core/usage/dashboard.ts";
 import { formatAge, formatCompact, formatInt, formatUsd } from "./format.ts";
 import { renderCalendar, renderWeekdayHour } from "./heatmap.ts";
 import type { Style } from "./style.ts";
@@ -97,7 +97,8 @@ export function renderModels(d: Dashboard["models"], look: UsageLook): string {
   return heading("Models", look) + renderTable(
     [
       { header: "PROVIDER", drop: 4 },
-      { header: "MODEL", shrink: true, min: 12 },
+      // Model names are what people read this tab for: other columns go before they are cut.
+      { header: "MODEL", shrink: true, min: 26 },
       ...tokenColumns(look),
       { header: "SHARE", align: "right" },
     ],
@@ -222,4 +223,18 @@ export function renderCache(d: Dashboard["cache"], look: UsageLook): string {
   ];
   return heading("Prompt cache", look) +
     rows.map(([k, v]) => `  ${look.style.dim(k!.padEnd(16))} ${v}`).join("\n") + "\n";
+}
+
+const RENDER: Record<Tab, (d: Dashboard, look: UsageLook) => string> = {
+  activity: (d, l) => renderActivity(d.activity, l),
+  models: (d, l) => renderModels(d.models, l),
+  cost: (d, l) => renderCost(d.cost, l),
+  sessions: (d, l) => renderSessions(d.sessions, l),
+  tools: (d, l) => renderTools(d.tools, l),
+  cache: (d, l) => renderCache(d.cache, l),
+};
+
+/** One tab of the dashboard, for `bonsai usage` and `/usage`. */
+export function renderUsageTab(tab: Tab, d: Dashboard, look: UsageLook): string {
+  return RENDER[tab](d, look);
 }

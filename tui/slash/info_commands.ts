@@ -6,10 +6,13 @@ import {
   SETTINGS,
 } from "../../core/service/settings_catalog.ts";
 import { LedgerStore } from "../../core/storage/ledger.ts";
+import { parseTimeBound } from "../../core/time.ts";
+import { buildDashboard, type Tab, TABS } from "../../core/usage/dashboard.ts";
 import { SettingsStore } from "../../core/storage/settings.ts";
 import { renderContext } from "../render/ctx_report.ts";
 import { renderPerf } from "../render/perf_report.ts";
 import { renderTable } from "../render/table.ts";
+import { renderUsageTab } from "../render/usage_report.ts";
 import type { SlashCommand } from "./command.ts";
 
 export const helpCommand: SlashCommand = {
@@ -137,4 +140,36 @@ export const settingsCommand: SlashCommand = {
   complete(_ctx, partial) {
     return SETTINGS.map((s) => s.key).filter((k) => k.startsWith(partial));
   },
+};
+
+export const usageCommand: SlashCommand = {
+  name: "usage",
+  args: "[tab] [since]",
+  summary: `usage across all projects; tabs ${TABS.join(", ")}; since e.g. 7d or 2026-11-01`,
+  run(ctx, args) {
+    ctx.runtime.flush();
+    let tab: Tab = "activity";
+    let since: number | undefined;
+    for (const word of args.split(/\s+/).filter(Boolean)) {
+      const named = TABS.find((t) => t === word.toLowerCase());
+      if (named) tab = named;
+      else if (/^\d/.test(word)) since = parseTimeBound(word, ctx.now, ctx.timeZone);
+      else {
+        throw new BonsaiError(
+          "USAGE",
+          `Unknown tab '${word}': use ${TABS.join(", ")}, optionally with a start like 7d`,
+        );
+      }
+    }
+    const dashboard = buildDashboard(ctx.db, { since }, { timeZone: ctx.timeZone, now: ctx.now });
+    ctx.print(renderUsageTab(tab, dashboard, {
+      style: ctx.style,
+      width: ctx.width,
+      ascii: ctx.ascii,
+      timeZone: ctx.timeZone,
+      now: ctx.now,
+    }));
+    return Promise.resolve();
+  },
+  complete: (_ctx, partial) => TABS.filter((t) => t.startsWith(partial.toLowerCase())),
 };

@@ -6,6 +6,7 @@ import {
   perfCommand,
   quitCommand,
   settingsCommand,
+  usageCommand,
 } from "./info_commands.ts";
 import {
   clearCommand,
@@ -32,6 +33,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   searchCommand,
   forgetCommand,
   perfCommand,
+  usageCommand,
   ctxCommand,
   settingsCommand,
   quitCommand,

@@ -59,7 +59,11 @@ export const resumeCommand: SlashCommand = {
         ownPid: owner.ownerPid ?? -1,
       });
     } else {
-      const choices = store(ctx).list({ projectPath: owner.projectPath, limit: 30 })
+      const choices = store(ctx).list({
+        projectPath: owner.projectPath,
+        source: "bonsai",
+        limit: 30,
+      })
         .filter((x) => x.id !== ctx.runtime.id)
         .map((x) => ({
           value: x.id,
