@@ -119,7 +119,7 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
     stats.files++;
     let info: Deno.FileInfo;
     try {
-      info = await Deno.stat(path);
+      info = Deno.statSync(path);
     } catch {
       stats.unreadable++;
       continue;
@@ -133,11 +133,10 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
     const from = known && info.size >= known.offset ? known.offset : 0;
     const file = fileContext(path, pendingTitles);
     try {
-      for await (const batch of readLineBatches(path, from)) {
-        options.db.write(() => {
-          for (const text of batch.lines) handleLine(text, file, writer, options.ids);
-          writer.commit({ path, size: info.size, mtimeMs, offset: batch.offset });
-        });
+      for (const batch of readLineBatches(path, from)) {
+        for (const text of batch.lines) handleLine(text, file, writer, options.ids);
+        writer.fileRead(path, { size: info.size, mtimeMs, offset: batch.offset });
+        writer.commitIfFull();
       }
     } catch (err) {
       if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.PermissionDenied) {
@@ -145,6 +144,7 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
       } else throw err;
     }
   }
+  writer.finish();
   options.progress?.(all.length, all.length);
   return stats;
 }

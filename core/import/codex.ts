@@ -84,7 +84,7 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportSt
     stats.files++;
     let info: Deno.FileInfo;
     try {
-      info = await Deno.stat(path);
+      info = Deno.statSync(path);
     } catch {
       stats.unreadable++;
       continue;
@@ -109,11 +109,10 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportSt
       calls: new Map(),
     };
     try {
-      for await (const batch of readLineBatches(path, 0)) {
-        options.db.write(() => {
-          for (const text of batch.lines) handleLine(text, state, writer, options.ids);
-          writer.commit({ path, size: info.size, mtimeMs, offset: batch.offset });
-        });
+      for (const batch of readLineBatches(path, 0)) {
+        for (const text of batch.lines) handleLine(text, state, writer, options.ids);
+        writer.fileRead(path, { size: info.size, mtimeMs, offset: batch.offset });
+        writer.commitIfFull();
       }
     } catch (err) {
       if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.PermissionDenied) {
@@ -121,6 +120,7 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportSt
       } else throw err;
     }
   }
+  writer.finish();
   options.progress?.(files.length, files.length);
   return stats;
 }

@@ -1,15 +1,16 @@
 import type { Ids } from "../ids.ts";
 import type { Db } from "../storage/db.ts";
-import { ImportFileStore } from "../storage/import_files.ts";
+import { type ImportedFile, ImportFileStore } from "../storage/import_files.ts";
 import { type Lane, type LedgerEntry, LedgerStore } from "../storage/ledger.ts";
 import { type MessageInput, MessageStore } from "../storage/messages.ts";
 import {
   DEFAULT_TITLE,
+  type NewSession,
   type SessionSource,
   SessionStore,
   type TitleSource,
 } from "../storage/sessions.ts";
-import { type ToolCallStatus, ToolCallStore } from "../storage/tool_calls.ts";
+import { type ToolCallRecord, type ToolCallStatus, ToolCallStore } from "../storage/tool_calls.ts";
 
 /** What an import did (`--json` summary). */
 export interface ImportStats {
@@ -45,36 +46,77 @@ export function emptyStats(): ImportStats {
   };
 }
 
+/**
+ * How much an import queues before it commits: enough that a transaction touches each index
+ * page once for many rows, little enough to keep memory flat and the write lock short
+ * (other bonsai processes wait for it).
+ */
+const COMMIT_RECORDS = 10_000;
+const COMMIT_BYTES = 8 << 20;
+
+/** Page cache for an import's connection, KiB. */
+const IMPORT_CACHE_KIB = 8 * 1024;
+/** WAL pages between checkpoints during an import (32 MiB), and after it. */
+const IMPORT_CHECKPOINT_PAGES = 8192;
+const NORMAL_CHECKPOINT_PAGES = 1000;
+
 /** The usage of one imported API response, before it is tied to a session. */
 export type ImportedUsage = Omit<LedgerEntry, "sessionId" | "projectId">;
 
 interface PendingSession {
-  readonly id: string;
-  readonly projectId: number;
-  messages: MessageInput[];
-  latest: number;
+  messages: (MessageInput & { externalId: string })[];
 }
 
+/** What the writer knows of a session it has seen in this import. */
+interface SessionState {
+  readonly id: string;
+  projectId: number | null;
+  title: string;
+  titleSource: TitleSource;
+  /** Set until the row is inserted at the next commit. */
+  create: NewSession | null;
+  /** The title changed and must be written. */
+  renamed: boolean;
+  /** Created by this import: no stored messages to check for duplicates. */
+  readonly fresh: boolean;
+}
+
+type ToolOp =
+  | { kind: "call"; sessionId: string; record: ToolCallRecord }
+  | {
+    kind: "result";
+    sessionId: string;
+    callId: string;
+    result: { status: ToolCallStatus; output: string; endedAt: number };
+  };
+
 /**
- * Writes imported records through the storage layer, one batch per transaction:
- * sessions by their source id, messages skipped when their external id is known, and
- * usage deduplicated by response id across every file — the largest copy of a streamed
- * response wins (ccusage 20's rule).
+ * Collects imported records in memory and writes them through the storage layer in one
+ * transaction per `commit()`: sessions by their source id, messages skipped when their
+ * external id is known, and usage deduplicated by response id across every file — the
+ * largest copy of a streamed response wins (ccusage 20's rule). Files' read offsets are
+ * committed with the records read from them, so an interrupted import resumes exactly.
+ * Big commits matter: every transaction rewrites the index pages it touches.
  */
 export class ImportWriter {
   readonly #db: Db;
-  readonly #source: SessionSource;
+  readonly #source: Exclude<SessionSource, "bonsai">;
   readonly #sessions: SessionStore;
   readonly #messages: MessageStore;
   readonly #ledger: LedgerStore;
   readonly #tools: ToolCallStore;
+  readonly #files: ImportFileStore;
   readonly stats: ImportStats;
   #pending = new Map<string, PendingSession>();
   #usage = new Map<string, { session: string; entry: ImportedUsage; order: number }>();
   #unkeyed: { session: string; entry: ImportedUsage }[] = [];
+  #toolOps: ToolOp[] = [];
+  #fileProgress = new Map<string, ImportedFile>();
   #order = 0;
-  readonly #known = new Map<string, { id: string; projectId: number }>();
-  readonly #projects = new Map<string, number>();
+  #queued = 0;
+  #queuedBytes = 0;
+  readonly #byKey = new Map<string, SessionState>();
+  readonly #byId = new Map<string, SessionState>();
 
   constructor(db: Db, ids: Ids, source: Exclude<SessionSource, "bonsai">, stats: ImportStats) {
     this.#db = db;
@@ -83,29 +125,59 @@ export class ImportWriter {
     this.#messages = new MessageStore(db);
     this.#ledger = new LedgerStore(db);
     this.#tools = new ToolCallStore(db);
+    this.#files = new ImportFileStore(db);
     this.stats = stats;
+    db.setCacheSize(IMPORT_CACHE_KIB);
+    db.setAutoCheckpoint(IMPORT_CHECKPOINT_PAGES);
   }
 
-  /** The bonsai session for a source session id, created on first sight. */
+  /** Commits when enough is queued; importers call it between batches of lines. */
+  commitIfFull(): void {
+    if (this.#queued >= COMMIT_RECORDS || this.#queuedBytes >= COMMIT_BYTES) this.commit();
+  }
+
+  /** Commits the rest and returns the connection to its everyday settings. */
+  finish(): void {
+    this.commit();
+    this.#db.setAutoCheckpoint(NORMAL_CHECKPOINT_PAGES);
+    this.#db.checkpoint();
+  }
+
+  /** The bonsai session for a source session id, created (at the next commit) on first sight. */
   session(key: string, init: { projectPath: string; createdAt: number; ids: Ids }): string {
-    const known = this.#known.get(key);
+    const known = this.#byKey.get(key);
     if (known) return known.id;
-    let s = this.#sessions.findExternal(this.#source, key);
-    if (!s) {
-      s = this.#sessions.create({
+    const stored = this.#sessions.findExternal(this.#source, key);
+    const state: SessionState = stored
+      ? {
+        id: stored.id,
+        projectId: stored.projectId,
+        title: stored.title,
+        titleSource: stored.titleSource,
+        create: null,
+        renamed: false,
+        fresh: false,
+      }
+      : {
         id: init.ids.at(init.createdAt),
-        projectPath: init.projectPath,
-        source: this.#source,
-        externalId: key,
-        createdAt: init.createdAt,
-        status: "completed",
+        projectId: null,
+        title: DEFAULT_TITLE,
         titleSource: "default",
-      });
-      this.stats.sessions++;
-    }
-    this.#known.set(key, { id: s.id, projectId: s.projectId });
-    this.#projects.set(s.id, s.projectId);
-    return s.id;
+        create: {
+          projectPath: init.projectPath,
+          source: this.#source,
+          externalId: key,
+          createdAt: init.createdAt,
+          status: "completed",
+          titleSource: "default",
+        },
+        renamed: false,
+        fresh: true,
+      };
+    if (!stored) this.stats.sessions++;
+    this.#byKey.set(key, state);
+    this.#byId.set(state.id, state);
+    return state.id;
   }
 
   /** Queues a transcript entry (skipped at write time if already imported). */
@@ -113,13 +185,17 @@ export class ImportWriter {
     sessionId: string,
     input: MessageInput & { externalId: string; createdAt: number },
   ): void {
-    const p = this.#pendingFor(sessionId);
+    let p = this.#pending.get(sessionId);
+    if (!p) this.#pending.set(sessionId, p = { messages: [] });
     p.messages.push(input);
-    p.latest = Math.max(p.latest, input.createdAt);
+    this.#queued++;
+    this.#queuedBytes += input.text.length + (input.toolArgs?.length ?? 0) +
+      (input.toolResult?.length ?? 0);
   }
 
   /** Queues the usage of a response; `key` identifies the response across files (null: never deduplicated). */
   usage(sessionId: string, key: string | null, entry: ImportedUsage): void {
+    this.#queued++;
     if (key === null) {
       this.#unkeyed.push({ session: sessionId, entry });
       return;
@@ -137,63 +213,90 @@ export class ImportWriter {
     }
   }
 
-  /** Records a tool call (its result may come later). */
+  /** Queues a tool call (its result may come later). */
   toolCall(
     sessionId: string,
-    call: { callId: string; name: string; args: string; at: number; messageSeq?: number },
+    call: { callId: string; name: string; args: string; at: number },
   ): void {
-    this.#tools.put(sessionId, [{
-      callId: call.callId,
-      messageSeq: null,
-      toolName: call.name,
-      args: call.args,
-      status: "pending",
-      result: null,
-      diff: null,
-      exitCode: null,
-      startedAt: call.at,
-      endedAt: null,
-      durationMs: null,
-    }]);
+    this.#queued++;
+    this.#queuedBytes += call.args.length;
+    this.#toolOps.push({
+      kind: "call",
+      sessionId,
+      record: {
+        callId: call.callId,
+        messageSeq: null,
+        toolName: call.name,
+        args: call.args,
+        status: "pending",
+        result: null,
+        diff: null,
+        exitCode: null,
+        startedAt: call.at,
+        endedAt: null,
+        durationMs: null,
+      },
+    });
   }
 
-  /** Completes a tool call with its result. */
+  /** Queues the completion of a tool call with its result. */
   toolResult(
     sessionId: string,
     callId: string,
     result: { status: ToolCallStatus; output: string; at: number },
   ): void {
-    this.#tools.complete(sessionId, callId, {
-      status: result.status,
-      output: result.output,
-      endedAt: result.at,
+    this.#queued++;
+    this.#queuedBytes += result.output.length;
+    this.#toolOps.push({
+      kind: "result",
+      sessionId,
+      callId,
+      result: { status: result.status, output: result.output, endedAt: result.at },
     });
   }
 
   /** Names a session (a summary beats a derived title; a user's own title is kept). */
   title(sessionId: string, title: string, source: TitleSource): void {
-    const s = this.#sessions.get(sessionId);
+    const s = this.#byId.get(sessionId);
+    if (!s) throw new Error(`title() for a session this import has not seen: ${sessionId}`);
     const rank = (t: TitleSource) => ({ default: 0, derived: 1, import: 2, agent: 2, user: 3 })[t];
     if (
       rank(source) > rank(s.titleSource) ||
       (source === "import" && s.titleSource === "import" && s.title !== title)
     ) {
-      this.#sessions.rename(sessionId, title || DEFAULT_TITLE, source);
+      s.title = title || DEFAULT_TITLE;
+      s.titleSource = source;
+      s.renamed = true;
     }
   }
 
-  /** Writes everything queued, and the file's progress, in one transaction. */
-  commit(file: { path: string; size: number; mtimeMs: number; offset: number }): void {
+  /** Notes how far a file has been read; written with the records read from it. */
+  fileRead(path: string, progress: ImportedFile): void {
+    this.#fileProgress.set(path, progress);
+  }
+
+  /** Writes everything queued, and the files' progress, in one transaction. */
+  commit(): void {
     this.#db.write(() => {
-      for (const [sessionId, p] of this.#pending) {
-        const fresh = p.messages.filter((m) =>
-          !this.#messages.hasExternal(sessionId, m.externalId!)
-        );
-        if (fresh.length) {
-          this.#messages.append(sessionId, fresh);
-          this.stats.messages += fresh.length;
+      for (const s of this.#byId.values()) {
+        if (s.create) {
+          const row = this.#sessions.create({ ...s.create, id: s.id });
+          s.projectId = row.projectId;
+          s.create = null;
+        }
+        if (s.renamed) {
+          this.#sessions.rename(s.id, s.title, s.titleSource);
+          s.renamed = false;
         }
       }
+      const groups = [...this.#pending].map(([sessionId, p]) => ({
+        sessionId,
+        messages: this.#byId.get(sessionId)?.fresh
+          ? p.messages
+          : p.messages.filter((m) => !this.#messages.hasExternal(sessionId, m.externalId)),
+      })).filter((g) => g.messages.length > 0);
+      this.#messages.appendMany(groups);
+      for (const g of groups) this.stats.messages += g.messages.length;
       const rows: LedgerEntry[] = [];
       for (const [key, u] of [...this.#usage].sort((a, b) => a[1].order - b[1].order)) {
         const existing = this.#ledger.findExternal(key);
@@ -216,29 +319,27 @@ export class ImportWriter {
       }
       if (rows.length) this.#ledger.append(rows);
       this.stats.ledgerRows += rows.length;
-      new ImportFileStore(this.#db).put(this.#source as "claude-code" | "codex", file.path, file);
+      for (const op of this.#toolOps) {
+        if (op.kind === "call") this.#tools.put(op.sessionId, [op.record]);
+        else this.#tools.complete(op.sessionId, op.callId, op.result);
+      }
+      for (const [path, progress] of this.#fileProgress) {
+        this.#files.put(this.#source, path, progress);
+      }
     });
     this.#pending = new Map();
     this.#usage = new Map();
     this.#unkeyed = [];
-  }
-
-  #pendingFor(sessionId: string): PendingSession {
-    let p = this.#pending.get(sessionId);
-    if (!p) {
-      p = { id: sessionId, projectId: this.#projectOf(sessionId), messages: [], latest: 0 };
-      this.#pending.set(sessionId, p);
-    }
-    return p;
+    this.#toolOps = [];
+    this.#fileProgress = new Map();
+    this.#queued = 0;
+    this.#queuedBytes = 0;
   }
 
   #projectOf(sessionId: string): number {
-    let id = this.#projects.get(sessionId);
-    if (id === undefined) {
-      id = this.#sessions.get(sessionId).projectId;
-      this.#projects.set(sessionId, id);
-    }
-    return id;
+    const s = this.#byId.get(sessionId);
+    if (s?.projectId != null) return s.projectId;
+    return this.#sessions.get(sessionId).projectId;
   }
 }
 

@@ -7,41 +7,48 @@ export interface LineBatch {
 
 const NEWLINE = 0x0a;
 
+/** Most bytes read (and decoded) at once. */
+const CHUNK = 4 << 20;
+
 /**
- * Reads the complete lines of `path` after byte `from`, in batches of about `batchLines`
+ * Reads the complete lines of `path` after byte `from`, a chunk of up to 4 MiB at a time
  * (memory stays flat on huge files). A line still being written (no newline yet) is not
- * returned, so a grown file can be read again from the last batch's `offset`.
+ * returned, so a grown file can be read again from the last batch's `offset`. Synchronous:
+ * an import reads tens of thousands of small files, and each awaited file operation costs
+ * more than reading the file.
  */
-export async function* readLineBatches(
-  path: string,
-  from: number,
-  batchLines = 2000,
-): AsyncGenerator<LineBatch> {
-  const file = await Deno.open(path, { read: true });
+export function* readLineBatches(path: string, from: number): Generator<LineBatch> {
+  const file = Deno.openSync(path, { read: true });
   try {
-    await file.seek(from, Deno.SeekMode.Start);
+    const size = file.statSync().size;
+    file.seekSync(from, Deno.SeekMode.Start);
     const decoder = new TextDecoder();
-    let lines: string[] = [];
+    // Small files (most transcripts) get a buffer their size; one spare byte sees growth.
+    const buffer = new Uint8Array(Math.max(1, Math.min(CHUNK, size - from + 1)));
     let carry: Uint8Array = new Uint8Array(0);
     let consumed = from;
-    const buffer = new Uint8Array(1 << 20);
+    let yielded = false;
     for (;;) {
-      const n = await file.read(buffer);
-      if (n === null) break;
+      const n = file.readSync(buffer);
+      if (n === null || n === 0) break;
       const chunk = carry.length ? concat(carry, buffer.subarray(0, n)) : buffer.subarray(0, n);
-      let start = 0;
-      for (let i = chunk.indexOf(NEWLINE); i >= 0; i = chunk.indexOf(NEWLINE, start)) {
-        lines.push(decoder.decode(chunk.subarray(start, i)).replace(/\r$/, ""));
-        consumed += i + 1 - start;
-        start = i + 1;
-        if (lines.length >= batchLines) {
-          yield { lines, offset: consumed };
-          lines = [];
-        }
+      const end = chunk.lastIndexOf(NEWLINE);
+      if (end < 0) {
+        carry = chunk.slice();
+        continue;
       }
-      carry = chunk.slice(start);
+      // One decode per chunk; lines split after (a newline byte never occurs inside UTF-8).
+      const lines = decoder.decode(chunk.subarray(0, end)).split("\n");
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]!;
+        if (line.endsWith("\r")) lines[i] = line.slice(0, -1);
+      }
+      consumed += end + 1;
+      carry = chunk.slice(end + 1);
+      yielded = true;
+      yield { lines, offset: consumed };
     }
-    if (lines.length > 0 || consumed === from) yield { lines, offset: consumed };
+    if (!yielded) yield { lines: [], offset: consumed };
   } finally {
     file.close();
   }

@@ -156,8 +156,62 @@ export class LedgerStore {
         );
         ids.push(Number(lastInsertRowid));
       }
+      if (ids.length > 0) this.#aggregate(ids[0]!, ids[ids.length - 1]!);
       return ids;
     });
+  }
+
+  /**
+   * Adds rows `first`..`last` (just inserted, in order) to the session counters and the
+   * usage rollups: one statement each per batch rather than a trigger per row. Updates and
+   * deletes of ledger rows keep their triggers (migrations 0001–0003).
+   */
+  #aggregate(first: number, last: number): void {
+    const db = this.#db;
+    db.prepare(
+      `UPDATE sessions SET turns = turns + t.n, total_tokens = total_tokens + t.tokens,
+         cost_usd = cost_usd + t.cost, unpriced_turns = unpriced_turns + t.unpriced
+       FROM (SELECT session_id, count(*) AS n,
+               sum(input_tokens + output_tokens + cache_read_tokens + cache_write_5m_tokens
+                   + cache_write_1h_tokens) AS tokens,
+               sum(coalesce(cost_usd, 0)) AS cost, sum(cost_usd IS NULL) AS unpriced
+             FROM ledger WHERE id BETWEEN ? AND ? GROUP BY session_id) AS t
+       WHERE sessions.id = t.session_id`,
+    ).run(first, last);
+    db.prepare(
+      `INSERT INTO usage_rollup (bucket, session_id, project_id, provider, model, lane, rows, turns,
+         input_tokens, output_tokens, cache_read_tokens, cache_write_5m_tokens,
+         cache_write_1h_tokens, reasoning_tokens, cost_usd, baseline_cost_usd, unpriced_turns,
+         inexact_turns, expected_pct_sum, expected_pct_count, actual_pct_sum, actual_pct_count,
+         prefix_rewrites)
+       SELECT created_at - (created_at % 900000) AS b, session_id, project_id, provider, model, lane,
+         count(*), sum(error IS NULL), sum(input_tokens), sum(output_tokens),
+         sum(cache_read_tokens), sum(cache_write_5m_tokens), sum(cache_write_1h_tokens),
+         sum(reasoning_tokens), sum(coalesce(cost_usd, 0)), sum(coalesce(baseline_cost_usd, 0)),
+         sum(cost_usd IS NULL), sum(usage_exact = 0), sum(coalesce(expected_cache_read_pct, 0)),
+         sum(expected_cache_read_pct IS NOT NULL), sum(coalesce(actual_cache_read_pct, 0)),
+         sum(actual_cache_read_pct IS NOT NULL), sum(prefix_rewrite)
+       FROM ledger WHERE id BETWEEN ? AND ?
+       GROUP BY b, session_id, project_id, provider, model, lane
+       ON CONFLICT (bucket, session_id, provider, model, lane) DO UPDATE SET
+         rows = rows + excluded.rows,
+         turns = turns + excluded.turns,
+         input_tokens = input_tokens + excluded.input_tokens,
+         output_tokens = output_tokens + excluded.output_tokens,
+         cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
+         cache_write_5m_tokens = cache_write_5m_tokens + excluded.cache_write_5m_tokens,
+         cache_write_1h_tokens = cache_write_1h_tokens + excluded.cache_write_1h_tokens,
+         reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
+         cost_usd = cost_usd + excluded.cost_usd,
+         baseline_cost_usd = baseline_cost_usd + excluded.baseline_cost_usd,
+         unpriced_turns = unpriced_turns + excluded.unpriced_turns,
+         inexact_turns = inexact_turns + excluded.inexact_turns,
+         expected_pct_sum = expected_pct_sum + excluded.expected_pct_sum,
+         expected_pct_count = expected_pct_count + excluded.expected_pct_count,
+         actual_pct_sum = actual_pct_sum + excluded.actual_pct_sum,
+         actual_pct_count = actual_pct_count + excluded.actual_pct_count,
+         prefix_rewrites = prefix_rewrites + excluded.prefix_rewrites`,
+    ).run(first, last);
   }
 
   /** The session's rows in order. */

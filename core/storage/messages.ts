@@ -85,20 +85,49 @@ export class MessageStore {
 
   /** Appends entries after the session's last one; returns their seqs. */
   append(sessionId: string, messages: readonly MessageInput[]): number[] {
+    return this.appendMany([{ sessionId, messages }])[0] ?? [];
+  }
+
+  /**
+   * Appends entries to several sessions in one go (imports); returns each group's seqs.
+   * Rows go in first and the search indexes follow in one statement each: FTS5 writes its
+   * pending terms out at every statement boundary it takes part in, so indexing row by row
+   * (a trigger) would cost a segment per message.
+   */
+  appendMany(
+    groups: readonly { sessionId: string; messages: readonly MessageInput[] }[],
+  ): number[][] {
     const db = this.#db;
     return db.write(() => {
-      let seq = this.lastSeq(sessionId);
-      const seqs: number[] = [];
-      let latest = 0;
-      for (const message of messages) {
-        seq++;
-        const createdAt = message.createdAt ?? db.clock.now();
-        this.#insert(sessionId, seq, message, createdAt);
-        seqs.push(seq);
-        latest = Math.max(latest, createdAt);
+      const cjk: [number, string][] = [];
+      let first = 0;
+      let last = 0;
+      const out = groups.map(({ sessionId, messages }) => {
+        let seq = this.lastSeq(sessionId);
+        const seqs: number[] = [];
+        let latest = 0;
+        for (const message of messages) {
+          seq++;
+          const createdAt = message.createdAt ?? db.clock.now();
+          const { id, text } = this.#insertRow(sessionId, seq, message, createdAt);
+          if (first === 0) first = id;
+          last = id;
+          const grams = cjkGrams(text);
+          if (grams) cjk.push([id, grams]);
+          seqs.push(seq);
+          latest = Math.max(latest, createdAt);
+        }
+        if (seqs.length > 0) this.#touch(sessionId, latest, seqs.length);
+        return seqs;
+      });
+      // Row ids are allocated in order inside this transaction: the range is exactly ours.
+      if (first !== 0) {
+        db.prepare(
+          "INSERT INTO messages_fts (rowid, text) SELECT id, text FROM messages WHERE id BETWEEN ? AND ?",
+        ).run(first, last);
       }
-      if (seqs.length > 0) this.#touch(sessionId, latest);
-      return seqs;
+      this.#indexCjk(cjk);
+      return out;
     });
   }
 
@@ -113,8 +142,13 @@ export class MessageStore {
         .prepare("SELECT id FROM messages WHERE session_id = ? AND seq = ?")
         .get(sessionId, seq) as { id: number } | undefined;
       const createdAt = message.createdAt ?? db.clock.now();
+      let added = 0;
       if (!existing) {
-        this.#insert(sessionId, seq, message, createdAt);
+        const { id, text } = this.#insertRow(sessionId, seq, message, createdAt);
+        db.prepare("INSERT INTO messages_fts (rowid, text) VALUES (?, ?)").run(BigInt(id), text);
+        const grams = cjkGrams(text);
+        if (grams) this.#indexCjk([[id, grams]]);
+        added = 1;
       } else {
         const text = db.redactor.redact(message.text);
         db.prepare(
@@ -134,9 +168,10 @@ export class MessageStore {
           existing.id,
         );
         // The update trigger dropped the old CJK row; index the new text.
-        this.#indexCjk(existing.id, text);
+        const grams = cjkGrams(text);
+        if (grams) this.#indexCjk([[existing.id, grams]]);
       }
-      this.#touch(sessionId, db.clock.now());
+      this.#touch(sessionId, db.clock.now(), added);
     });
   }
 
@@ -178,7 +213,13 @@ export class MessageStore {
     return (this.#db.prepare("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
   }
 
-  #insert(sessionId: string, seq: number, message: MessageInput, createdAt: number): void {
+  /** Inserts the row only; callers index it for search. Returns its id and stored text. */
+  #insertRow(
+    sessionId: string,
+    seq: number,
+    message: MessageInput,
+    createdAt: number,
+  ): { id: number; text: string } {
     const db = this.#db;
     const text = db.redactor.redact(message.text);
     let result;
@@ -209,24 +250,27 @@ export class MessageStore {
       }
       throw err;
     }
-    this.#indexCjk(Number(result.lastInsertRowid), text);
+    return { id: Number(result.lastInsertRowid), text };
   }
 
-  #indexCjk(id: number, text: string): void {
-    const grams = cjkGrams(text);
-    // BigInt: node:sqlite binds numbers as REAL, and FTS5 wants an integer rowid.
-    if (grams) {
-      this.#db.prepare("INSERT INTO messages_cjk (rowid, grams) VALUES (?, ?)").run(
-        BigInt(id),
-        grams,
-      );
-    }
+  /** Adds CJK bigram rows ([row id, grams]) in one statement. */
+  #indexCjk(rows: readonly [number, string][]): void {
+    if (rows.length === 0) return;
+    // json_each yields integer rowids (node:sqlite would bind JS numbers as REAL).
+    this.#db.prepare(
+      `INSERT INTO messages_cjk (rowid, grams)
+       SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)`,
+    ).run(JSON.stringify(rows));
   }
 
-  #touch(sessionId: string, at: number): void {
+  /** Marks the session's content as changed at `at`, counting `added` new entries. */
+  #touch(sessionId: string, at: number, added: number): void {
     this.#db
-      .prepare("UPDATE sessions SET content_updated_at = max(content_updated_at, ?) WHERE id = ?")
-      .run(at, sessionId);
+      .prepare(
+        `UPDATE sessions SET content_updated_at = max(content_updated_at, ?),
+           message_count = message_count + ? WHERE id = ?`,
+      )
+      .run(at, added, sessionId);
   }
 }
 

@@ -125,3 +125,35 @@ Deno.test("no key written through the storage layer reaches the raw database byt
     }
   }
 });
+
+Deno.test("createRedactor() redacts each format on its own (the clean-text shortcut misses none)", () => {
+  const r = createRedactor();
+  const alone: [string, string][] = [
+    [PRIVATE_KEY, "private-key"],
+    [`key ${KEYS.anthropic}`, "anthropic-key"],
+    [`key ${KEYS.openai}`, "openai-key"],
+    [`token ${KEYS.github}`, "github-token"],
+    [`token ${KEYS.githubPat}`, "github-token"],
+    [`id ${KEYS.awsId}`, "aws-access-key"],
+    [`AWS_SECRET_ACCESS_KEY=${KEYS.awsSecret}`, "aws-secret-key"],
+    [`"SecretAccessKey": "${KEYS.awsSecret}"`, "aws-secret-key"],
+    [`slack ${KEYS.slack}`, "slack-token"],
+    ["maps AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q", "google-api-key"],
+    ["stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc", "stripe-key"],
+    ["stripe rk_test_4eC39HqLyjWDarjtT1zdp7dc", "stripe-key"],
+    [`jwt ${KEYS.bearer}`, "jwt"],
+    ["BEARER abcdefghijklmnopqrstuvwx", "REDACTED"],
+    ["bearer abcdefghijklmnopqrstuvwx", "bearer-token"],
+    ["X-Api-Key: abcdefghijklmnopqrstuvwxyz0123", "api-key-header"],
+    ["AUTHORIZATION=abcdefghijklmnopqrstuvwxyz0123", "api-key-header"],
+  ];
+  for (const [text, label] of alone) {
+    const out = r.redact(text);
+    if (label === "REDACTED") {
+      // Upper-case BEARER is not the bearer format; it must come through unchanged.
+      assert.equal(out, text);
+      continue;
+    }
+    assert.ok(out.includes(`[REDACTED:${label}]`), `${label} not redacted: ${out}`);
+  }
+});
