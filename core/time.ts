@@ -142,6 +142,8 @@ export interface LocalFields {
 }
 
 const DAY_MS = 86_400_000;
+const QUARTER_MS = 900_000;
+const WEEK_MS = 7 * DAY_MS;
 
 /**
  * Fast local dates and hours for many instants in one zone: the zone's offset is looked up
@@ -166,6 +168,33 @@ export class ZoneCalendar {
       this.#dayOffsets.set(day, steady);
     }
     return steady ?? zoneOffset(ms, this.timeZone);
+  }
+
+  /**
+   * The zone's offsets over [from, to]: each segment's offset holds from its `from` until the
+   * next segment's. The zone is probed weekly and each change is located by bisection to
+   * the quarter hour (transitions happen on one, and months apart).
+   */
+  segments(from: number, to: number): { from: number; offset: number }[] {
+    const probe = (ms: number) => zoneOffset(ms, this.timeZone);
+    const out = [{ from, offset: probe(from) }];
+    for (let lo = from; lo < to;) {
+      const hi = Math.min(to, lo + WEEK_MS);
+      const at = probe(hi);
+      if (at !== out[out.length - 1]!.offset) {
+        // The first quarter hour in (lo, hi] with the new offset.
+        let a = Math.floor(lo / QUARTER_MS);
+        let b = Math.ceil(hi / QUARTER_MS);
+        while (b - a > 1) {
+          const mid = Math.floor((a + b) / 2);
+          if (probe(mid * QUARTER_MS) === at) b = mid;
+          else a = mid;
+        }
+        out.push({ from: Math.min(hi, b * QUARTER_MS), offset: at });
+      }
+      lo = hi;
+    }
+    return out;
   }
 
   /** Local date, hour and weekday of `ms`. */

@@ -81,14 +81,12 @@ interface SessionState {
   readonly fresh: boolean;
 }
 
-type ToolOp =
-  | { kind: "call"; sessionId: string; record: ToolCallRecord }
-  | {
-    kind: "result";
-    sessionId: string;
-    callId: string;
-    result: { status: ToolCallStatus; output: string; endedAt: number };
-  };
+/** A result for a call queued in an earlier commit. */
+interface LateResult {
+  readonly sessionId: string;
+  readonly callId: string;
+  readonly result: { status: ToolCallStatus; output: string; endedAt: number };
+}
 
 /**
  * Collects imported records in memory and writes them through the storage layer in one
@@ -110,7 +108,9 @@ export class ImportWriter {
   #pending = new Map<string, PendingSession>();
   #usage = new Map<string, { session: string; entry: ImportedUsage; order: number }>();
   #unkeyed: { session: string; entry: ImportedUsage }[] = [];
-  #toolOps: ToolOp[] = [];
+  /** Calls queued for this commit by session, then call id (results fill them in place). */
+  #calls = new Map<string, Map<string, ToolCallRecord>>();
+  #lateResults: LateResult[] = [];
   #fileProgress = new Map<string, ImportedFile>();
   #order = 0;
   #queued = 0;
@@ -220,26 +220,25 @@ export class ImportWriter {
   ): void {
     this.#queued++;
     this.#queuedBytes += call.args.length;
-    this.#toolOps.push({
-      kind: "call",
-      sessionId,
-      record: {
-        callId: call.callId,
-        messageSeq: null,
-        toolName: call.name,
-        args: call.args,
-        status: "pending",
-        result: null,
-        diff: null,
-        exitCode: null,
-        startedAt: call.at,
-        endedAt: null,
-        durationMs: null,
-      },
+    let calls = this.#calls.get(sessionId);
+    if (!calls) this.#calls.set(sessionId, calls = new Map());
+    if (calls.has(call.callId)) return; // seen again (a rewritten line): keep what we have
+    calls.set(call.callId, {
+      callId: call.callId,
+      messageSeq: null,
+      toolName: call.name,
+      args: call.args,
+      status: "pending",
+      result: null,
+      diff: null,
+      exitCode: null,
+      startedAt: call.at,
+      endedAt: null,
+      durationMs: null,
     });
   }
 
-  /** Queues the completion of a tool call with its result. */
+  /** Completes a tool call with its result (in place when the call is queued too). */
   toolResult(
     sessionId: string,
     callId: string,
@@ -247,8 +246,19 @@ export class ImportWriter {
   ): void {
     this.#queued++;
     this.#queuedBytes += result.output.length;
-    this.#toolOps.push({
-      kind: "result",
+    const calls = this.#calls.get(sessionId);
+    const queued = calls?.get(callId);
+    if (queued) {
+      calls!.set(callId, {
+        ...queued,
+        status: result.status,
+        result: result.output,
+        endedAt: result.at,
+        durationMs: queued.startedAt === null ? null : Math.max(0, result.at - queued.startedAt),
+      });
+      return;
+    }
+    this.#lateResults.push({
       sessionId,
       callId,
       result: { status: result.status, output: result.output, endedAt: result.at },
@@ -319,9 +329,11 @@ export class ImportWriter {
       }
       if (rows.length) this.#ledger.append(rows);
       this.stats.ledgerRows += rows.length;
-      for (const op of this.#toolOps) {
-        if (op.kind === "call") this.#tools.put(op.sessionId, [op.record]);
-        else this.#tools.complete(op.sessionId, op.callId, op.result);
+      for (const [sessionId, calls] of this.#calls) {
+        this.#tools.put(sessionId, [...calls.values()], { keepExisting: true });
+      }
+      for (const late of this.#lateResults) {
+        this.#tools.complete(late.sessionId, late.callId, late.result);
       }
       for (const [path, progress] of this.#fileProgress) {
         this.#files.put(this.#source, path, progress);
@@ -330,7 +342,8 @@ export class ImportWriter {
     this.#pending = new Map();
     this.#usage = new Map();
     this.#unkeyed = [];
-    this.#toolOps = [];
+    this.#calls = new Map();
+    this.#lateResults = [];
     this.#fileProgress = new Map();
     this.#queued = 0;
     this.#queuedBytes = 0;

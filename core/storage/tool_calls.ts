@@ -1,3 +1,4 @@
+import { BonsaiError } from "../errors.ts";
 import type { Db } from "./db.ts";
 
 /** Where a tool call is in its life. */
@@ -49,23 +50,42 @@ export class ToolCallStore {
     this.#db = db;
   }
 
-  /** Inserts or updates calls by (session, call id). Text is redacted. */
-  put(sessionId: string, calls: readonly ToolCallRecord[]): void {
+  /**
+   * Inserts or updates calls by (session, call id); with `keepExisting` a known call is left
+   * as it is (imports meet the same call again). Text is redacted. New rows are added to the
+   * tool rollups in one statement per batch; updated rows adjust them by trigger.
+   */
+  put(
+    sessionId: string,
+    calls: readonly ToolCallRecord[],
+    options: { keepExisting?: boolean } = {},
+  ): void {
+    if (calls.length === 0) return;
     const db = this.#db;
     const r = db.redactor;
     db.write(() => {
+      const project = db.prepare("SELECT project_id FROM sessions WHERE id = ?").get(sessionId) as
+        | { project_id: number }
+        | undefined;
+      if (!project) throw new BonsaiError("NOT_FOUND", `No session with id '${sessionId}'`);
+      const before = (db.prepare("SELECT coalesce(max(id), 0) AS id FROM tool_calls").get() as {
+        id: number;
+      }).id;
       const stmt = db.prepare(
-        `INSERT INTO tool_calls (session_id, call_id, message_seq, tool_name, args, status, result, diff,
-           exit_code, started_at, ended_at, duration_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (session_id, call_id) DO UPDATE SET message_seq = excluded.message_seq,
+        `INSERT INTO tool_calls (session_id, project_id, call_id, message_seq, tool_name, args, status,
+           result, diff, exit_code, started_at, ended_at, duration_ms)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (session_id, call_id) DO ${
+          options.keepExisting ? "NOTHING" : `UPDATE SET message_seq = excluded.message_seq,
            tool_name = excluded.tool_name, args = excluded.args, status = excluded.status,
            result = excluded.result, diff = excluded.diff, exit_code = excluded.exit_code,
-           started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms`,
+           started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms`
+        }`,
       );
       for (const c of calls) {
         stmt.run(
           sessionId,
+          project.project_id,
           c.callId,
           c.messageSeq,
           c.toolName,
@@ -79,6 +99,20 @@ export class ToolCallStore {
           c.durationMs,
         );
       }
+      // Rows above `before` are this batch's inserts (upserted rows keep their old ids).
+      db.prepare(
+        `INSERT INTO tool_rollup (bucket, project_id, tool_name, calls, failures, total_ms, timed)
+         SELECT started_at - (started_at % 900000) AS b, project_id, tool_name, count(*),
+           sum(status IN ('error', 'timeout', 'denied', 'cancelled', 'lost')),
+           coalesce(sum(duration_ms), 0), count(duration_ms)
+         FROM tool_calls WHERE id > ? AND started_at IS NOT NULL
+         GROUP BY b, project_id, tool_name
+         ON CONFLICT (bucket, project_id, tool_name) DO UPDATE SET
+           calls = calls + excluded.calls,
+           failures = failures + excluded.failures,
+           total_ms = total_ms + excluded.total_ms,
+           timed = timed + excluded.timed`,
+      ).run(before);
     });
   }
 

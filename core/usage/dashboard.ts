@@ -152,13 +152,15 @@ export function addTotals(a: Totals, b: Totals): Totals {
 }
 
 /**
- * Builds every tab from the usage rollups: SQL sums per quarter hour and model, then local
- * days, weeks, months and heatmap cells in the requested time zone.
+ * Builds every tab from the usage rollups. Local days and hours are computed in SQL from the
+ * zone's offsets over the period (a CASE over its transitions), so only a few rows per day
+ * come back however long the history is.
  */
 export function buildDashboard(db: Db, filter: UsageFilter, options: DashboardOptions): Dashboard {
   const q = new UsageQueries(db);
   const cal = new ZoneCalendar(options.timeZone);
-  const buckets = q.byBucketAndModel(filter);
+  const range = q.range(filter);
+  const offset = range ? offsetSql(cal.segments(range.first, range.last)) : "0";
   const days = new Map<
     string,
     { totals: Totals; models: Map<string, Totals & { provider: string; model: string }> }
@@ -168,19 +170,17 @@ export function buildDashboard(db: Db, filter: UsageFilter, options: DashboardOp
   const turns = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
   let total = EMPTY;
   let cacheSums = { eps: 0, epc: 0, aps: 0, apc: 0, rewrites: 0, baseline: 0, pricedCost: 0 };
-  for (const b of buckets) {
+  for (const b of range ? q.byLocalDayAndModel(filter, offset) : []) {
     const t = totalsOf(b);
-    const local = cal.fields(b.bucket);
-    const day = days.get(local.date) ?? { totals: EMPTY, models: new Map() };
+    const date = new Date(b.day * 86_400_000).toISOString().slice(0, 10);
+    const day = days.get(date) ?? { totals: EMPTY, models: new Map() };
     day.totals = addTotals(day.totals, t);
     const key = `${b.provider}\u0000${b.model}`;
     const dm = day.models.get(key);
     day.models.set(key, { ...(dm ? addTotals(dm, t) : t), provider: b.provider, model: b.model });
-    days.set(local.date, day);
+    days.set(date, day);
     const m = models.get(key);
     models.set(key, { ...(m ? addTotals(m, t) : t), provider: b.provider, model: b.model });
-    tokens[local.weekday]![local.hour]! += t.totalTokens;
-    turns[local.weekday]![local.hour]! += t.turns;
     total = addTotals(total, t);
     cacheSums = {
       eps: cacheSums.eps + b.expectedPctSum,
@@ -191,6 +191,10 @@ export function buildDashboard(db: Db, filter: UsageFilter, options: DashboardOp
       baseline: cacheSums.baseline + b.baselineCostUsd,
       pricedCost: cacheSums.pricedCost + b.costUsd,
     };
+  }
+  for (const cell of range ? q.byWeekdayHour(filter, offset) : []) {
+    tokens[cell.weekday]![cell.hour]! += cell.tokens;
+    turns[cell.weekday]![cell.hour]! += cell.turns;
   }
   const dayRows: DayTotals[] = [...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([date, d]) => ({
     date,
@@ -291,6 +295,19 @@ function costPeriods(days: readonly DayTotals[], total: Totals): Dashboard["cost
       turns: total.turns,
     },
   };
+}
+
+/** A SQL expression of `bucket`: the zone's offset (ms) at that quarter hour. */
+function offsetSql(segments: readonly { from: number; offset: number }[]): string {
+  const int = (n: number) => {
+    if (!Number.isSafeInteger(n)) throw new TypeError(`not an integer: ${n}`);
+    return String(n);
+  };
+  if (segments.length === 1) return int(segments[0]!.offset);
+  const whens = segments.slice(1).map((s, i) =>
+    `WHEN bucket < ${int(s.from)} THEN ${int(segments[i]!.offset)}`
+  );
+  return `(CASE ${whens.join(" ")} ELSE ${int(segments[segments.length - 1]!.offset)} END)`;
 }
 
 /** ISO 8601 week of a date, "YYYY-Www". */

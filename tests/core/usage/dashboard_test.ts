@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { LedgerStore } from "../../../core/storage/ledger.ts";
 import { SessionStore } from "../../../core/storage/sessions.ts";
+import { type ToolCallStatus, ToolCallStore } from "../../../core/storage/tool_calls.ts";
 import { buildDashboard, isoWeek } from "../../../core/usage/dashboard.ts";
 import { tabJson } from "../../../core/usage/dashboard_json.ts";
 import { openTestDb } from "../../support/db.ts";
@@ -253,4 +254,79 @@ Deno.test("usage rollups follow the ledger: inserts, usage replaced on import, f
     )
   ) as { n: number };
   assert.equal(leftovers.n, 0);
+});
+
+Deno.test("tool rollups follow calls through their lives: started, finished, completed later, forgotten", async () => {
+  await using s = await fixture();
+  const tools = new ToolCallStore(s.db);
+  const at = Date.UTC(2026, 10, 29, 16, 0);
+  const call = (status: ToolCallStatus, durationMs: number | null) => ({
+    callId: "live",
+    messageSeq: null,
+    toolName: "grep",
+    args: "{}",
+    status,
+    result: null,
+    diff: null,
+    exitCode: null,
+    startedAt: at,
+    endedAt: durationMs === null ? null : at + durationMs,
+    durationMs,
+  });
+  const grep = () =>
+    buildDashboard(s.db, {}, { timeZone: NY, now: NOW }).tools.tools.find((t) => t.tool === "grep");
+  tools.put(s.f.docs, [call("running", null)]);
+  assert.deepEqual(grep(), { tool: "grep", calls: 1, failures: 0, totalMs: 0, p95Ms: null });
+  tools.put(s.f.docs, [call("timeout", 700)]);
+  assert.deepEqual(grep(), { tool: "grep", calls: 1, failures: 1, totalMs: 700, p95Ms: 700 });
+  tools.put(s.f.docs, [{ ...call("pending", null), callId: "later" }]);
+  tools.complete(s.f.docs, "later", { status: "ok", output: "x", endedAt: at + 300 });
+  assert.deepEqual(grep(), { tool: "grep", calls: 2, failures: 1, totalMs: 1000, p95Ms: 700 });
+  // The period filter applies to counts and to the percentile alike.
+  const late = buildDashboard(s.db, { since: at + 60_000 }, { timeZone: NY, now: NOW });
+  assert.equal(late.tools.tools.find((t) => t.tool === "grep"), undefined);
+  new SessionStore(s.db).forget(s.f.docs);
+  assert.equal(grep(), undefined, "forgetting the session removes its calls from the rollups");
+  const left = s.db.read(() =>
+    s.db.prepare("SELECT sum(calls) AS calls, sum(total_ms) AS ms FROM tool_rollup").get()
+  ) as { calls: number; ms: number };
+  assert.deepEqual({ ...left }, { calls: 4, ms: 160 }, "the other session's read and exec calls");
+});
+
+Deno.test("usage days and hours are local across DST changes and quarter-hour zones", async () => {
+  await using dir = await tempDir();
+  const { db, ids } = await openTestDb(dir.path);
+  using _ = db;
+  const session = new SessionStore(db, ids).create({ projectPath: "/work/x", title: "DST" });
+  const row = (iso: string, tokens: number) =>
+    ledgerRow({ sessionId: session.id, projectId: session.projectId, createdAt: Date.parse(iso) }, {
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      inputTokens: tokens,
+    });
+  new LedgerStore(db).append([
+    row("2026-03-08T06:45:00Z", 1), // 01:45 EST
+    row("2026-03-08T07:00:00Z", 2), // 03:00 EDT (clocks went forward)
+    row("2026-11-01T05:30:00Z", 4), // 01:30 EDT
+    row("2026-11-01T06:30:00Z", 8), // 01:30 EST (the hour repeats)
+    row("2026-11-01T23:59:00Z", 16), // 18:59 EST
+  ]);
+  const cells = (zone: string) => {
+    const d = buildDashboard(db, {}, { timeZone: zone, now: NOW });
+    const out: string[] = [];
+    d.activity.heatmap.weekdayHour.tokens.forEach((r, wd) =>
+      r.forEach((v, h) => v && out.push(`${wd}@${h}=${v}`))
+    );
+    return { days: d.activity.days.map((x) => `${x.date}=${x.totalTokens}`), cells: out };
+  };
+  assert.deepEqual(cells(NY), {
+    days: ["2026-03-08=3", "2026-11-01=28"],
+    cells: ["0@1=13", "0@3=2", "0@18=16"],
+  });
+  assert.deepEqual(cells("Asia/Kathmandu"), {
+    // +05:45: 06:45Z is 12:30, 07:00Z 12:45, 05:30Z 11:15, 06:30Z 12:15, 23:59Z 05:44 next day.
+    days: ["2026-03-08=3", "2026-11-01=12", "2026-11-02=16"],
+    cells: ["0@11=4", "0@12=11", "1@5=16"],
+  });
+  assert.deepEqual(cells("UTC").days, ["2026-03-08=3", "2026-11-01=28"]);
 });

@@ -1,0 +1,260 @@
+// Benchmark for importing Claude Code history and the usage dashboard (issue: usage and
+// import). Prints one JSON object; progress goes to stderr.
+//   deno run -A scripts/bench_usage.ts [--entries 1000000] [--seed 1] [--runs 15]
+//     [--ccusage PATH] [--no-ccusage]
+// Generates the logs once into .bench/ (reused while they match), imports them into a fresh
+// home, times `bonsai usage --json` and the table as whole processes, and, when ccusage is
+// installed (--ccusage, $CCUSAGE, `ccusage` on PATH or node_modules/.bin), runs
+// `ccusage daily --json --offline` on the same files and prints the ratios.
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { generateClaudeLogs } from "./gen_claude_logs.ts";
+import { benchDir, progress, ROOT, round, stats } from "./lib/bench_util.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    entries: { type: "string", default: "1000000" },
+    seed: { type: "string", default: "1" },
+    runs: { type: "string", default: "15" },
+    ccusage: { type: "string" },
+    "no-ccusage": { type: "boolean", default: false },
+  },
+});
+const entries = Number(values.entries);
+const seed = Number(values.seed);
+const runs = Number(values.runs);
+if (!Number.isInteger(entries) || entries < 1 || !Number.isInteger(runs) || runs < 1) {
+  console.error("--entries and --runs must be positive whole numbers");
+  Deno.exit(2);
+}
+
+// --- the logs --------------------------------------------------------------------------
+const logs = benchDir(`claude-${entries}-${seed}`);
+const marker = join(logs, "generated.json");
+let generation: Record<string, unknown> | null = null;
+try {
+  generation = JSON.parse(Deno.readTextFileSync(marker));
+} catch {
+  await Deno.remove(logs, { recursive: true }).catch(() => {});
+  progress(`generating ${entries} Claude Code entries in ${logs} ...`);
+  const started = performance.now();
+  const result = await generateClaudeLogs({
+    out: logs,
+    entries,
+    seed,
+    days: 365,
+    start: "2025-12-01",
+    progress: (done) => done % 100_000 === 0 && progress(`  ${done}/${entries}`),
+  });
+  generation = { ...result, elapsed_ms: Math.round(performance.now() - started) };
+  Deno.writeTextFileSync(marker, JSON.stringify(generation));
+}
+const logBytes = duBytes(logs);
+
+// --- import ------------------------------------------------------------------------------
+const home = benchDir(`usage-home-${entries}-${seed}`);
+await Deno.remove(home, { recursive: true }).catch(() => {});
+Deno.mkdirSync(home, { recursive: true });
+const env = { BONSAI_HOME: home, TZ: "UTC", NO_COLOR: "1" };
+progress("importing ...");
+const firstImport = await measured(
+  [
+    Deno.execPath(),
+    "run",
+    "-A",
+    join(ROOT, "main.ts"),
+    "import",
+    "claude-code",
+    "--path",
+    logs,
+    "--json",
+  ],
+  env,
+);
+const imported = JSON.parse(firstImport.stdout);
+progress(`  ${round(firstImport.ms / 1000, 1)} s, peak ${mb(firstImport.peakBytes)} MB`);
+const reimport = await measured(
+  [
+    Deno.execPath(),
+    "run",
+    "-A",
+    join(ROOT, "main.ts"),
+    "import",
+    "claude-code",
+    "--path",
+    logs,
+    "--json",
+  ],
+  env,
+);
+
+// --- the dashboard -----------------------------------------------------------------------
+const bonsai = (args: string[], extra: Record<string, string> = {}) =>
+  measured([Deno.execPath(), "run", "-A", join(ROOT, "main.ts"), ...args], { ...env, ...extra });
+progress("timing bonsai usage ...");
+await bonsai(["--version"]); // compile cache warm-up
+const jsonRuns: number[] = [];
+const tableRuns: number[] = [];
+let usagePeak = 0;
+let usageJson: Record<string, unknown> = {};
+for (let i = 0; i < runs; i++) {
+  const j = await bonsai(["usage", "--json"]);
+  jsonRuns.push(j.ms);
+  usagePeak = Math.max(usagePeak, j.peakBytes);
+  if (i === 0) usageJson = JSON.parse(j.stdout);
+  const t = await bonsai(["usage"], { COLUMNS: "120" });
+  tableRuns.push(t.ms);
+  usagePeak = Math.max(usagePeak, t.peakBytes);
+}
+const usageJsonStats = stats(jsonRuns);
+const usageTableStats = stats(tableRuns);
+
+// --- ccusage on the same files --------------------------------------------------------------
+const ccusagePath = values["no-ccusage"] ? null : findCcusage(values.ccusage);
+let ccusage: Record<string, unknown> | null = null;
+if (ccusagePath) {
+  progress(`running ${ccusagePath} daily --json --offline (once) ...`);
+  const run = await measured([ccusagePath, "daily", "--json", "--offline"], {
+    CLAUDE_CONFIG_DIR: logs,
+    TZ: "UTC",
+  });
+  const daily = JSON.parse(run.stdout) as { totals?: { totalTokens?: number } };
+  const ours = (usageJson.activity as { totals: { total_tokens: number } }).totals.total_tokens;
+  ccusage = {
+    path: ccusagePath,
+    daily_ms: Math.round(run.ms),
+    peak_mb: mb(run.peakBytes),
+    total_tokens: daily.totals?.totalTokens ?? null,
+    total_tokens_match: daily.totals?.totalTokens === ours,
+    // One ccusage report against one bonsai dashboard, and against the one-time import.
+    ratio_to_usage_json: round(run.ms / usageJsonStats.p50_ms, 1),
+    ratio_to_import: round(run.ms / firstImport.ms, 2),
+  };
+}
+
+const targets = {
+  import_ms: 60_000,
+  usage_json_p50_ms: 300,
+  usage_table_p50_ms: 300,
+  peak_mb: 150,
+};
+const result = {
+  bench: "usage",
+  entries,
+  generation,
+  log_bytes: logBytes,
+  import: {
+    ms: Math.round(firstImport.ms),
+    peak_mb: mb(firstImport.peakBytes),
+    summary: imported,
+    entries_per_second: Math.round(entries / (firstImport.ms / 1000)),
+    db_bytes: fileBytes(join(home, "bonsai.db")) + fileBytes(join(home, "bonsai.db-wal")),
+  },
+  reimport: { ms: Math.round(reimport.ms), summary: JSON.parse(reimport.stdout) },
+  usage_json: { ...usageJsonStats, peak_mb: mb(usagePeak) },
+  usage_table: usageTableStats,
+  ccusage: ccusage ?? { skipped: values["no-ccusage"] ? "--no-ccusage" : "not installed" },
+  targets,
+  targets_met: {
+    import: firstImport.ms <= targets.import_ms,
+    usage_json: usageJsonStats.p50_ms <= targets.usage_json_p50_ms,
+    usage_table: usageTableStats.p50_ms <= targets.usage_table_p50_ms,
+    peak_memory: mb(Math.max(firstImport.peakBytes, usagePeak)) <= targets.peak_mb,
+  },
+  ledger_rows_check: countLedger(join(home, "bonsai.db")) === imported.ledger_rows,
+};
+console.log(JSON.stringify(result));
+
+// --- helpers -------------------------------------------------------------------------------
+
+/** Runs a command to the end; wall time and peak resident memory (from /proc, Linux). */
+async function measured(
+  cmd: string[],
+  extraEnv: Record<string, string>,
+): Promise<{ ms: number; peakBytes: number; stdout: string }> {
+  const started = performance.now();
+  const child = new Deno.Command(cmd[0]!, {
+    args: cmd.slice(1),
+    env: extraEnv,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let peak = 0;
+  let running = true;
+  const poll = (async () => {
+    while (running) {
+      peak = Math.max(peak, highWater(child.pid));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const out = await child.output();
+  running = false;
+  await poll;
+  const ms = performance.now() - started;
+  if (!out.success) {
+    throw new Error(`${cmd.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  return { ms, peakBytes: peak, stdout: new TextDecoder().decode(out.stdout) };
+}
+
+/** The process's peak resident set (VmHWM), 0 when it is gone or this is not Linux. */
+function highWater(pid: number): number {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function mb(bytes: number): number {
+  return round(bytes / (1 << 20), 1);
+}
+
+function findCcusage(given: string | undefined): string | null {
+  const candidates = [
+    given,
+    Deno.env.get("CCUSAGE"),
+    join(ROOT, "node_modules/.bin/ccusage"),
+    ...(Deno.env.get("PATH") ?? "").split(":").map((d) => join(d, "ccusage")),
+  ];
+  for (const c of candidates) {
+    if (!c) continue;
+    try {
+      if (Deno.statSync(c).isFile) return c;
+    } catch {
+      // not there
+    }
+  }
+  return null;
+}
+
+function duBytes(dir: string): number {
+  let total = 0;
+  for (const e of Deno.readDirSync(dir)) {
+    const p = join(dir, e.name);
+    if (e.isDirectory) total += duBytes(p);
+    else if (e.isFile) total += Deno.statSync(p).size;
+  }
+  return total;
+}
+
+function fileBytes(p: string): number {
+  try {
+    return Deno.statSync(p).size;
+  } catch {
+    return 0;
+  }
+}
+
+function countLedger(path: string): number {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM ledger").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
