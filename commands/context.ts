@@ -4,7 +4,7 @@ import { homeFrom } from "../core/home.ts";
 import { createRedactor, secretValuesFromEnv } from "../core/secrets.ts";
 import { checkTimeZone, localTimeZone } from "../core/time.ts";
 import { type Db, openDatabase } from "../core/storage/db.ts";
-import { recoverCrashed } from "../core/session/lifecycle.ts";
+import { recoverCrashed } from "../core/session/recovery.ts";
 import { colorEnabled, createStyle, type Style, unicodeEnabled } from "../tui/render/style.ts";
 import type { World } from "./world.ts";
 

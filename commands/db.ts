@@ -4,7 +4,7 @@ import { LIVE_WINDOW_MS } from "../core/session/liveness.ts";
 import { listBackups } from "../core/storage/backups.ts";
 import { inspectDatabase } from "../core/storage/inspect.ts";
 import { restoreBackup } from "../core/storage/restore.ts";
-import { formatBytes, formatDateTime } from "../tui/render/format.ts";
+import { formatBytes, formatDateTime, formatInt } from "../tui/render/format.ts";
 import { renderTable } from "../tui/render/table.ts";
 import { confirmOrRefuse, parseOptions, uiFor } from "./context.ts";
 import { EXIT } from "./exit_codes.ts";
@@ -46,7 +46,7 @@ export function dbStatus(world: World, raw: unknown): number {
     : status.schemaVersion < status.supportedVersion
     ? `${status.schemaVersion} (upgrades to ${status.supportedVersion} on next use)`
     : String(status.schemaVersion);
-  const n = (v: number | null) => (v === null ? "-" : v.toLocaleString("en-US"));
+  const n = (v: number | null) => (v === null ? "-" : formatInt(v));
   const lines = [
     row("path", status.path + (status.exists ? "" : style.dim(" (not created yet)"))),
     row("schema version", version),

@@ -3,7 +3,7 @@ import { BonsaiError } from "../errors.ts";
 import type { Db } from "../storage/db.ts";
 import { BackgroundTaskStore } from "../storage/background_tasks.ts";
 import { type Session, SessionStore } from "../storage/sessions.ts";
-import { isLive, LIVE_WINDOW_MS, type ProcessProbe } from "./liveness.ts";
+import { isLive, type ProcessProbe } from "./liveness.ts";
 import { SessionRuntime } from "./runtime.ts";
 
 /** The process that owns a live session. */
@@ -12,12 +12,7 @@ export interface Owner {
   readonly host: string;
 }
 
-/** L5 at boot: promotes crash leftovers to `interrupted`; returns how many. */
-export function recoverCrashed(db: Db, probe?: ProcessProbe): number {
-  const dead = (pid: number, host: string) => probe?.(pid, host) === false;
-  return new SessionStore(db).recoverInterrupted(db.clock.now(), LIVE_WINDOW_MS, dead)
-    .length;
-}
+export { recoverCrashed } from "./recovery.ts";
 
 /** L1: a new session row for the project, owned by this process, with a fresh cache key. */
 export function startSession(

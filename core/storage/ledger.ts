@@ -99,6 +99,81 @@ interface LedgerRecord {
   created_at: number;
 }
 
+/** Every usage rollup column with what a ledger row adds to it (see migration 0002). */
+const ROLLUP_SUMS: readonly [column: string, perRow: string][] = [
+  ["rows", "1"],
+  ["turns", "error IS NULL"],
+  ["input_tokens", "input_tokens"],
+  ["output_tokens", "output_tokens"],
+  ["cache_read_tokens", "cache_read_tokens"],
+  ["cache_write_5m_tokens", "cache_write_5m_tokens"],
+  ["cache_write_1h_tokens", "cache_write_1h_tokens"],
+  ["reasoning_tokens", "reasoning_tokens"],
+  ["cost_usd", "coalesce(cost_usd, 0)"],
+  ["baseline_cost_usd", "coalesce(baseline_cost_usd, 0)"],
+  ["unpriced_turns", "cost_usd IS NULL"],
+  ["inexact_turns", "usage_exact = 0"],
+  ["expected_pct_sum", "coalesce(expected_cache_read_pct, 0)"],
+  ["expected_pct_count", "expected_cache_read_pct IS NOT NULL"],
+  ["actual_pct_sum", "coalesce(actual_cache_read_pct, 0)"],
+  ["actual_pct_count", "actual_cache_read_pct IS NOT NULL"],
+  ["prefix_rewrites", "prefix_rewrite"],
+];
+
+/** A usage rollup: its key columns (from ledger expressions) and its conflict target. */
+interface Rollup {
+  readonly table: string;
+  readonly keys: readonly [column: string, expr: string][];
+  readonly unique: readonly string[];
+}
+
+const ROLLUPS: readonly Rollup[] = [
+  {
+    table: "usage_rollup",
+    keys: [
+      ["bucket", "created_at - (created_at % 900000)"],
+      ["session_id", "session_id"],
+      ["project_id", "project_id"],
+      ["provider", "provider"],
+      ["model", "model"],
+      ["lane", "lane"],
+    ],
+    unique: ["bucket", "session_id", "provider", "model", "lane"],
+  },
+  {
+    table: "usage_hour",
+    keys: [["hour", "created_at - (created_at % 3600000)"], ["provider", "provider"], [
+      "model",
+      "model",
+    ]],
+    unique: ["hour", "provider", "model"],
+  },
+  {
+    table: "usage_hour_sum",
+    keys: [["hour", "created_at - (created_at % 3600000)"]],
+    unique: ["hour"],
+  },
+  {
+    table: "usage_day_model",
+    keys: [["day", "created_at - (created_at % 86400000)"], ["provider", "provider"], [
+      "model",
+      "model",
+    ]],
+    unique: ["day", "provider", "model"],
+  },
+];
+
+/** Adds the ledger rows with ids in [?, ?] to one rollup. */
+function rollupSql(r: Rollup): string {
+  const keys = r.keys.map(([c]) => c);
+  return `INSERT INTO ${r.table} (${[...keys, ...ROLLUP_SUMS.map(([c]) => c)].join(", ")})
+    SELECT ${r.keys.map(([c, e]) => `${e} AS k_${c}`).join(", ")},
+      ${ROLLUP_SUMS.map(([, e]) => `sum(${e})`).join(", ")}
+    FROM ledger WHERE id BETWEEN ? AND ? GROUP BY ${keys.map((c) => `k_${c}`).join(", ")}
+    ON CONFLICT (${r.unique.join(", ")}) DO UPDATE SET
+      ${ROLLUP_SUMS.map(([c]) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
+}
+
 /** The usage ledger: one row per provider response. */
 export class LedgerStore {
   readonly #db: Db;
@@ -162,9 +237,9 @@ export class LedgerStore {
   }
 
   /**
-   * Adds rows `first`..`last` (just inserted, in order) to the session counters and the
-   * usage rollups: one statement each per batch rather than a trigger per row. Updates and
-   * deletes of ledger rows keep their triggers (migrations 0001–0003).
+   * Adds rows `first`..`last` (just inserted, in order) to the session counters and to every
+   * usage rollup: one grouped statement each per batch rather than a trigger per row.
+   * Updates and deletes of ledger rows adjust them by trigger (migrations 0002, 0005).
    */
   #aggregate(first: number, last: number): void {
     const db = this.#db;
@@ -178,40 +253,7 @@ export class LedgerStore {
              FROM ledger WHERE id BETWEEN ? AND ? GROUP BY session_id) AS t
        WHERE sessions.id = t.session_id`,
     ).run(first, last);
-    db.prepare(
-      `INSERT INTO usage_rollup (bucket, session_id, project_id, provider, model, lane, rows, turns,
-         input_tokens, output_tokens, cache_read_tokens, cache_write_5m_tokens,
-         cache_write_1h_tokens, reasoning_tokens, cost_usd, baseline_cost_usd, unpriced_turns,
-         inexact_turns, expected_pct_sum, expected_pct_count, actual_pct_sum, actual_pct_count,
-         prefix_rewrites)
-       SELECT created_at - (created_at % 900000) AS b, session_id, project_id, provider, model, lane,
-         count(*), sum(error IS NULL), sum(input_tokens), sum(output_tokens),
-         sum(cache_read_tokens), sum(cache_write_5m_tokens), sum(cache_write_1h_tokens),
-         sum(reasoning_tokens), sum(coalesce(cost_usd, 0)), sum(coalesce(baseline_cost_usd, 0)),
-         sum(cost_usd IS NULL), sum(usage_exact = 0), sum(coalesce(expected_cache_read_pct, 0)),
-         sum(expected_cache_read_pct IS NOT NULL), sum(coalesce(actual_cache_read_pct, 0)),
-         sum(actual_cache_read_pct IS NOT NULL), sum(prefix_rewrite)
-       FROM ledger WHERE id BETWEEN ? AND ?
-       GROUP BY b, session_id, project_id, provider, model, lane
-       ON CONFLICT (bucket, session_id, provider, model, lane) DO UPDATE SET
-         rows = rows + excluded.rows,
-         turns = turns + excluded.turns,
-         input_tokens = input_tokens + excluded.input_tokens,
-         output_tokens = output_tokens + excluded.output_tokens,
-         cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
-         cache_write_5m_tokens = cache_write_5m_tokens + excluded.cache_write_5m_tokens,
-         cache_write_1h_tokens = cache_write_1h_tokens + excluded.cache_write_1h_tokens,
-         reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
-         cost_usd = cost_usd + excluded.cost_usd,
-         baseline_cost_usd = baseline_cost_usd + excluded.baseline_cost_usd,
-         unpriced_turns = unpriced_turns + excluded.unpriced_turns,
-         inexact_turns = inexact_turns + excluded.inexact_turns,
-         expected_pct_sum = expected_pct_sum + excluded.expected_pct_sum,
-         expected_pct_count = expected_pct_count + excluded.expected_pct_count,
-         actual_pct_sum = actual_pct_sum + excluded.actual_pct_sum,
-         actual_pct_count = actual_pct_count + excluded.actual_pct_count,
-         prefix_rewrites = prefix_rewrites + excluded.prefix_rewrites`,
-    ).run(first, last);
+    for (const rollup of ROLLUPS) db.prepare(rollupSql(rollup)).run(first, last);
   }
 
   /** The session's rows in order. */

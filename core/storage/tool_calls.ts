@@ -113,6 +113,19 @@ export class ToolCallStore {
            total_ms = total_ms + excluded.total_ms,
            timed = timed + excluded.timed`,
       ).run(before);
+      db.prepare(
+        `INSERT INTO tool_day (day, tool_name, calls, failures, total_ms, timed)
+         SELECT started_at - (started_at % 86400000) AS d, tool_name, count(*),
+           sum(status IN ('error', 'timeout', 'denied', 'cancelled', 'lost')),
+           coalesce(sum(duration_ms), 0), count(duration_ms)
+         FROM tool_calls WHERE id > ? AND started_at IS NOT NULL
+         GROUP BY d, tool_name
+         ON CONFLICT (day, tool_name) DO UPDATE SET
+           calls = calls + excluded.calls,
+           failures = failures + excluded.failures,
+           total_ms = total_ms + excluded.total_ms,
+           timed = timed + excluded.timed`,
+      ).run(before);
     });
   }
 

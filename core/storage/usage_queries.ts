@@ -80,6 +80,77 @@ function where(filter: UsageFilter, column = "bucket"): { sql: string; params: S
   return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
 }
 
+const QUARTER_MS = 900_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/** The rollup columns of usage sums. */
+const USAGE_COLUMNS = `rows, turns, input_tokens, output_tokens, cache_read_tokens,
+  cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, cost_usd, baseline_cost_usd,
+  unpriced_turns, inexact_turns, expected_pct_sum, expected_pct_count, actual_pct_sum,
+  actual_pct_count, prefix_rewrites`;
+
+/** A rollup table at one time resolution: which column holds the start of its unit. */
+interface Level {
+  readonly table: string;
+  readonly time: string;
+  readonly unit: number;
+}
+
+const USAGE_QUARTER: Level = { table: "usage_rollup", time: "bucket", unit: QUARTER_MS };
+const USAGE_HOUR_MODEL: Level = { table: "usage_hour", time: "hour", unit: HOUR_MS };
+const USAGE_HOUR: Level = { table: "usage_hour_sum", time: "hour", unit: HOUR_MS };
+const USAGE_DAY_MODEL: Level = { table: "usage_day_model", time: "day", unit: DAY_MS };
+const TOOL_QUARTER: Level = { table: "tool_rollup", time: "bucket", unit: QUARTER_MS };
+const TOOL_DAY: Level = { table: "tool_day", time: "day", unit: DAY_MS };
+
+/**
+ * The rows covering a period, as one derived table whose `t` is the start of each row's
+ * unit: whole units from the coarsest level, what is left at the edges from the next, down
+ * to quarter hours. Quarter hours are in when they start inside [since, until) (as `where`
+ * has it). A project filter reads the finest level alone (only it knows projects).
+ */
+function covering(
+  filter: UsageFilter,
+  levels: readonly Level[],
+  columns: string,
+): { sql: string; params: SqlValue[] } {
+  const select = (level: Level, cond: string) =>
+    `SELECT ${level.time} AS t, ${columns} FROM ${level.table} ${cond ? `WHERE ${cond}` : ""}`;
+  const finest = levels[levels.length - 1]!;
+  if (filter.projectId !== undefined) {
+    const w = where(filter, finest.time);
+    return { sql: select(finest, w.sql.replace(/^WHERE /, "")), params: w.params };
+  }
+  const parts: { sql: string; params: SqlValue[] }[] = [];
+  const cover = (from: number | undefined, to: number | undefined, i: number) => {
+    const level = levels[i]!;
+    const lo = from === undefined ? undefined : Math.ceil(from / level.unit) * level.unit;
+    const hi = to === undefined ? undefined : Math.floor(to / level.unit) * level.unit;
+    const last = i === levels.length - 1;
+    if (!last && lo !== undefined && hi !== undefined && lo >= hi) return cover(from, to, i + 1);
+    const cond: string[] = [];
+    const params: SqlValue[] = [];
+    if (lo !== undefined) {
+      cond.push(`${level.time} >= ?`);
+      params.push(last ? from! : lo);
+    }
+    if (hi !== undefined) {
+      cond.push(`${level.time} < ?`);
+      params.push(last ? to! : hi);
+    }
+    parts.push({ sql: select(level, cond.join(" AND ")), params });
+    if (last) return;
+    if (from !== undefined && from < lo!) cover(from, lo, i + 1);
+    if (to !== undefined && hi! < to) cover(hi, to, i + 1);
+  };
+  cover(filter.since, filter.until, 0);
+  return {
+    sql: parts.map((p) => p.sql).join(" UNION ALL "),
+    params: parts.flatMap((p) => p.params),
+  };
+}
+
 /** Dashboard queries over the usage rollups (never the ledger itself). */
 export class UsageQueries {
   readonly #db: Db;
@@ -88,28 +159,63 @@ export class UsageQueries {
     this.#db = db;
   }
 
-  /** The first and last quarter hour with usage, or null when there is none. */
+  /** The first and last instant with usage (to the hour, or quarter hour for a project), or null. */
   range(filter: UsageFilter): { first: number; last: number } | null {
-    const w = where(filter);
-    const r = this.#db.prepare(
-      `SELECT min(bucket) AS first, max(bucket) AS last FROM usage_rollup ${w.sql}`,
-    ).get(...w.params) as { first: number | null; last: number | null };
-    return r.first === null || r.last === null ? null : { first: r.first, last: r.last };
+    let r: { first: number | null; last: number | null };
+    if (filter.projectId !== undefined) {
+      const w = where(filter);
+      r = this.#db.prepare(
+        `SELECT min(bucket) AS first, max(bucket) + ${
+          QUARTER_MS - 1
+        } AS last FROM usage_rollup ${w.sql}`,
+      ).get(...w.params) as typeof r;
+    } else {
+      r = this.#db.prepare(
+        `SELECT min(hour) AS first, max(hour) + ${HOUR_MS - 1} AS last FROM usage_hour_sum`,
+      ).get() as typeof r;
+    }
+    if (r.first === null || r.last === null) return null;
+    const first = Math.max(r.first, filter.since ?? r.first);
+    const last = Math.min(r.last, (filter.until ?? r.last + 1) - 1);
+    return first <= last ? { first, last } : null;
   }
 
   /**
-   * Sums per local day and model. `offset` is a SQL expression of `bucket` giving the zone's
-   * offset in ms at that quarter hour; days are counted from 1970-01-01 (local).
+   * Sums per local day. `offset` is a SQL expression of `t` (the start of an hour or quarter
+   * hour) giving the zone's offset in ms; `quarterHours` when that is not always a whole
+   * number of hours. Days are counted from 1970-01-01 (local).
    */
+  byLocalDay(
+    filter: UsageFilter,
+    offset: string,
+    quarterHours: boolean,
+  ): (UsageSums & { day: number })[] {
+    const src = covering(
+      filter,
+      quarterHours ? [USAGE_QUARTER] : [USAGE_HOUR, USAGE_QUARTER],
+      USAGE_COLUMNS,
+    );
+    const rows = this.#db.prepare(
+      `SELECT (t + ${offset}) / ${DAY_MS} AS day, ${SUMS} FROM (${src.sql}) GROUP BY day ORDER BY day`,
+    ).all(...src.params) as Record<string, number | string>[];
+    return rows.map((r) => ({ ...sums(r), day: Number(r.day) }));
+  }
+
+  /** Sums per local day and model (`--breakdown`); `offset` as for `byLocalDay`. */
   byLocalDayAndModel(
     filter: UsageFilter,
     offset: string,
+    quarterHours: boolean,
   ): (UsageSums & { day: number; provider: string; model: string })[] {
-    const w = where(filter);
+    const src = covering(
+      filter,
+      quarterHours ? [USAGE_QUARTER] : [USAGE_HOUR_MODEL, USAGE_QUARTER],
+      `provider, model, ${USAGE_COLUMNS}`,
+    );
     const rows = this.#db.prepare(
-      `SELECT (bucket + ${offset}) / 86400000 AS day, provider, model, ${SUMS}
-       FROM usage_rollup ${w.sql} GROUP BY day, provider, model ORDER BY day`,
-    ).all(...w.params) as Record<string, number | string>[];
+      `SELECT (t + ${offset}) / ${DAY_MS} AS day, provider, model, ${SUMS}
+       FROM (${src.sql}) GROUP BY day, provider, model ORDER BY day`,
+    ).all(...src.params) as Record<string, number | string>[];
     return rows.map((r) => ({
       ...sums(r),
       day: Number(r.day),
@@ -118,23 +224,45 @@ export class UsageQueries {
     }));
   }
 
-  /** Tokens and turns per local weekday (0 = Sunday) and hour; `offset` as above. */
+  /** Sums per provider and model over the period (no local time needed: UTC days first). */
+  byModel(filter: UsageFilter): (UsageSums & { provider: string; model: string })[] {
+    const src = covering(
+      filter,
+      [USAGE_DAY_MODEL, USAGE_HOUR_MODEL, USAGE_QUARTER],
+      `provider, model, ${USAGE_COLUMNS}`,
+    );
+    const rows = this.#db.prepare(
+      `SELECT provider, model, ${SUMS} FROM (${src.sql}) GROUP BY provider, model`,
+    ).all(...src.params) as Record<string, number | string>[];
+    return rows.map((r) => ({ ...sums(r), provider: String(r.provider), model: String(r.model) }));
+  }
+
+  /** Tokens and turns per local weekday (0 = Sunday) and hour; `offset` as for `byLocalDay`. */
   byWeekdayHour(
     filter: UsageFilter,
     offset: string,
+    quarterHours: boolean,
   ): { weekday: number; hour: number; tokens: number; turns: number }[] {
-    const w = where(filter);
+    const src = covering(
+      filter,
+      quarterHours ? [USAGE_QUARTER] : [USAGE_HOUR, USAGE_QUARTER],
+      "input_tokens, output_tokens, cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, turns",
+    );
     // 1970-01-01 was a Thursday (weekday 4).
     return this.#db.prepare(
-      `SELECT ((bucket + ${offset}) / 86400000 + 4) % 7 AS weekday,
-         ((bucket + ${offset}) % 86400000) / 3600000 AS hour,
+      `SELECT ((t + ${offset}) / ${DAY_MS} + 4) % 7 AS weekday,
+         ((t + ${offset}) % ${DAY_MS}) / ${HOUR_MS} AS hour,
          sum(input_tokens + output_tokens + cache_read_tokens + cache_write_5m_tokens
            + cache_write_1h_tokens) AS tokens, sum(turns) AS turns
-       FROM usage_rollup ${w.sql} GROUP BY weekday, hour`,
-    ).all(...w.params) as { weekday: number; hour: number; tokens: number; turns: number }[];
+       FROM (${src.sql}) GROUP BY weekday, hour`,
+    ).all(...src.params) as { weekday: number; hour: number; tokens: number; turns: number }[];
   }
 
-  /** Sums per session (with its title and project), most expensive first, then most tokens. */
+  /**
+   * Sums per session (with its title and project), most expensive first, then most tokens.
+   * Without a period the candidates come from the sessions' own running totals (one small
+   * table) and only theirs are summed from the rollups.
+   */
   bySession(
     filter: UsageFilter,
     limit: number,
@@ -145,13 +273,27 @@ export class UsageQueries {
     firstBucket: number;
     lastBucket: number;
   })[] {
-    const w = where(filter, "r.bucket");
+    let w = where(filter, "r.bucket");
+    let cond = w.sql.replace("project_id", "r.project_id");
+    if (filter.since === undefined && filter.until === undefined) {
+      const top = this.#db.prepare(
+        `SELECT id FROM sessions WHERE turns > 0 ${
+          filter.projectId !== undefined ? "AND project_id = ?" : ""
+        } ORDER BY cost_usd DESC, total_tokens DESC LIMIT ?`,
+      ).all(
+        ...(filter.projectId !== undefined ? [filter.projectId] : []),
+        limit,
+      ) as { id: string }[];
+      if (top.length === 0) return [];
+      w = { sql: "", params: top.map((t) => t.id) };
+      cond = `WHERE r.session_id IN (${top.map(() => "?").join(", ")})`;
+    }
     const rows = this.#db.prepare(
       `SELECT r.session_id, s.title, p.root_path, min(r.bucket) AS first_bucket, max(r.bucket) AS last_bucket, ${
         SUMS.replaceAll("sum(", "sum(r.")
       }
        FROM usage_rollup r JOIN sessions s ON s.id = r.session_id JOIN projects p ON p.id = s.project_id
-       ${w.sql.replace("project_id", "r.project_id")}
+       ${cond}
        GROUP BY r.session_id ORDER BY sum(r.cost_usd) DESC,
          sum(r.input_tokens + r.output_tokens + r.cache_read_tokens + r.cache_write_5m_tokens + r.cache_write_1h_tokens) DESC
        LIMIT ?`,
@@ -174,13 +316,17 @@ export class UsageQueries {
   tools(
     filter: UsageFilter,
   ): { tool: string; calls: number; failures: number; totalMs: number; p95Ms: number | null }[] {
-    const w = where(filter);
+    const src = covering(
+      filter,
+      [TOOL_DAY, TOOL_QUARTER],
+      "tool_name, calls, failures, total_ms, timed",
+    );
     const rows = this.#db.prepare(
       `SELECT tool_name AS tool, sum(calls) AS calls, sum(failures) AS failures,
          sum(total_ms) AS total_ms, sum(timed) AS timed
-       FROM tool_rollup ${w.sql} GROUP BY tool_name HAVING sum(calls) > 0
+       FROM (${src.sql}) GROUP BY tool_name HAVING sum(calls) > 0
        ORDER BY calls DESC, tool`,
-    ).all(...w.params) as {
+    ).all(...src.params) as {
       tool: string;
       calls: number;
       failures: number;
@@ -223,8 +369,6 @@ export class UsageQueries {
     });
   }
 }
-
-const QUARTER_MS = 900_000;
 
 function ceilQuarter(ms: number): number {
   return Math.ceil(ms / QUARTER_MS) * QUARTER_MS;

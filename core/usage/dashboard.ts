@@ -96,6 +96,12 @@ export const TABS = ["activity", "models", "cost", "sessions", "tools", "cache"]
 /** One of the dashboard's tabs. */
 export type Tab = (typeof TABS)[number];
 
+/** Which model a row is about. */
+interface ModelKey {
+  readonly provider: string;
+  readonly model: string;
+}
+
 /** Options of a dashboard. */
 export interface DashboardOptions {
   readonly timeZone: string;
@@ -160,39 +166,43 @@ export function buildDashboard(db: Db, filter: UsageFilter, options: DashboardOp
   const q = new UsageQueries(db);
   const cal = new ZoneCalendar(options.timeZone);
   const range = q.range(filter);
-  const offset = range ? offsetSql(cal.segments(range.first, range.last)) : "0";
-  const days = new Map<
-    string,
-    { totals: Totals; models: Map<string, Totals & { provider: string; model: string }> }
-  >();
-  const models = new Map<string, Totals & { provider: string; model: string }>();
-  const tokens = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
-  const turns = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
+  const segments = range ? cal.segments(range.first, range.last) : [];
+  const offset = offsetSql(segments, "t");
+  // Zones off the whole hour (India, Nepal, ...) need quarter-hour sums.
+  const quarterHours = segments.some((s) => s.offset % 3_600_000 !== 0);
+  const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
+  const days = new Map<string, { totals: Totals; models?: (Totals & ModelKey)[] }>();
   let total = EMPTY;
   let cacheSums = { eps: 0, epc: 0, aps: 0, apc: 0, rewrites: 0, baseline: 0, pricedCost: 0 };
-  for (const b of range ? q.byLocalDayAndModel(filter, offset) : []) {
-    const t = totalsOf(b);
-    const date = new Date(b.day * 86_400_000).toISOString().slice(0, 10);
-    const day = days.get(date) ?? { totals: EMPTY, models: new Map() };
-    day.totals = addTotals(day.totals, t);
-    const key = `${b.provider}\u0000${b.model}`;
-    const dm = day.models.get(key);
-    day.models.set(key, { ...(dm ? addTotals(dm, t) : t), provider: b.provider, model: b.model });
-    days.set(date, day);
-    const m = models.get(key);
-    models.set(key, { ...(m ? addTotals(m, t) : t), provider: b.provider, model: b.model });
+  for (const d of range ? q.byLocalDay(filter, offset, quarterHours) : []) {
+    const t = totalsOf(d);
+    days.set(dateOf(d.day), { totals: t });
     total = addTotals(total, t);
     cacheSums = {
-      eps: cacheSums.eps + b.expectedPctSum,
-      epc: cacheSums.epc + b.expectedPctCount,
-      aps: cacheSums.aps + b.actualPctSum,
-      apc: cacheSums.apc + b.actualPctCount,
-      rewrites: cacheSums.rewrites + b.prefixRewrites,
-      baseline: cacheSums.baseline + b.baselineCostUsd,
-      pricedCost: cacheSums.pricedCost + b.costUsd,
+      eps: cacheSums.eps + d.expectedPctSum,
+      epc: cacheSums.epc + d.expectedPctCount,
+      aps: cacheSums.aps + d.actualPctSum,
+      apc: cacheSums.apc + d.actualPctCount,
+      rewrites: cacheSums.rewrites + d.prefixRewrites,
+      baseline: cacheSums.baseline + d.baselineCostUsd,
+      pricedCost: cacheSums.pricedCost + d.costUsd,
     };
   }
-  for (const cell of range ? q.byWeekdayHour(filter, offset) : []) {
+  if (options.breakdown && range) {
+    for (const m of q.byLocalDayAndModel(filter, offset, quarterHours)) {
+      const day = days.get(dateOf(m.day));
+      if (!day) continue;
+      (day.models ??= []).push({ ...totalsOf(m), provider: m.provider, model: m.model });
+    }
+  }
+  const models = (range ? q.byModel(filter) : []).map((m) => ({
+    ...totalsOf(m),
+    provider: m.provider,
+    model: m.model,
+  }));
+  const tokens = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
+  const turns = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
+  for (const cell of range ? q.byWeekdayHour(filter, offset, quarterHours) : []) {
     tokens[cell.weekday]![cell.hour]! += cell.tokens;
     turns[cell.weekday]![cell.hour]! += cell.turns;
   }
@@ -200,10 +210,10 @@ export function buildDashboard(db: Db, filter: UsageFilter, options: DashboardOp
     date,
     ...d.totals,
     ...(options.breakdown
-      ? { models: [...d.models.values()].sort((a, b) => b.totalTokens - a.totalTokens) }
+      ? { models: (d.models ?? []).sort((a, b) => b.totalTokens - a.totalTokens) }
       : {}),
   }));
-  const modelRows = [...models.values()]
+  const modelRows = models
     .sort((a, b) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens)
     .map((m) => ({ ...m, share: total.totalTokens ? m.totalTokens / total.totalTokens : 0 }));
   const endDate = cal.fields(Math.max(0, (filter.until ?? options.now + 1) - 1)).date;
@@ -297,15 +307,16 @@ function costPeriods(days: readonly DayTotals[], total: Totals): Dashboard["cost
   };
 }
 
-/** A SQL expression of `bucket`: the zone's offset (ms) at that quarter hour. */
-function offsetSql(segments: readonly { from: number; offset: number }[]): string {
+/** A SQL expression of `column` (an instant): the zone's offset (ms) at that instant. */
+function offsetSql(segments: readonly { from: number; offset: number }[], column: string): string {
   const int = (n: number) => {
     if (!Number.isSafeInteger(n)) throw new TypeError(`not an integer: ${n}`);
     return String(n);
   };
+  if (segments.length === 0) return "0";
   if (segments.length === 1) return int(segments[0]!.offset);
   const whens = segments.slice(1).map((s, i) =>
-    `WHEN bucket < ${int(s.from)} THEN ${int(segments[i]!.offset)}`
+    `WHEN ${column} < ${int(s.from)} THEN ${int(segments[i]!.offset)}`
   );
   return `(CASE ${whens.join(" ")} ELSE ${int(segments[segments.length - 1]!.offset)} END)`;
 }

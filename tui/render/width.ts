@@ -21,8 +21,12 @@ export function charWidth(ch: string): number {
   return WIDE.test(ch) ? 2 : 1;
 }
 
+/** Printable ASCII only: one column per character. */
+const PLAIN = /^[\x20-\x7e]*$/;
+
 /** Columns the text occupies on a terminal. */
 export function displayWidth(text: string): number {
+  if (PLAIN.test(text)) return text.length;
   let width = 0;
   for (const ch of stripAnsi(text)) width += charWidth(ch);
   return width;

@@ -330,3 +330,115 @@ Deno.test("usage days and hours are local across DST changes and quarter-hour zo
   });
   assert.deepEqual(cells("UTC").days, ["2026-03-08=3", "2026-11-01=28"]);
 });
+
+Deno.test("usage sums from hourly, daily and quarter-hour rollups equal sums over the raw rows", async () => {
+  await using dir = await tempDir();
+  const { db, ids } = await openTestDb(dir.path);
+  using _ = db;
+  const sessions = new SessionStore(db, ids);
+  const a = sessions.create({ projectPath: "/work/a", title: "a" });
+  const b = sessions.create({ projectPath: "/work/b", title: "b" });
+  let seed = 12345;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const start = Date.UTC(2026, 2, 5); // spans the March DST change in New York
+  const rows = Array.from({ length: 400 }, (_, i) => {
+    const s = i % 3 === 0 ? b : a;
+    return ledgerRow({
+      sessionId: s.id,
+      projectId: s.projectId,
+      createdAt: start + rand(8 * 86_400_000),
+    }, {
+      provider: i % 5 === 0 ? "openai" : "anthropic",
+      model: i % 5 === 0 ? "gpt-5" : "claude-sonnet-4-5",
+      inputTokens: 1 + rand(1000),
+      outputTokens: rand(300),
+      error: i % 17 === 0 ? "overloaded" : null,
+    });
+  });
+  new LedgerStore(db).append(rows);
+  const tools = new ToolCallStore(db);
+  for (const [i, r] of rows.entries()) {
+    tools.put(r.sessionId, [{
+      callId: `c${i}`,
+      messageSeq: null,
+      toolName: i % 2 ? "read" : "exec",
+      args: "{}",
+      status: i % 7 === 0 ? "error" : "ok",
+      result: null,
+      diff: null,
+      exitCode: null,
+      startedAt: r.createdAt,
+      endedAt: r.createdAt + i,
+      durationMs: i,
+    }]);
+  }
+  const quarter = (ms: number) => ms - (ms % 900_000);
+  const inPeriod = (ms: number, since?: number, until?: number) =>
+    (since === undefined || quarter(ms) >= since) && (until === undefined || quarter(ms) < until);
+  const periods: [number | undefined, number | undefined][] = [[undefined, undefined]];
+  for (let i = 0; i < 12; i++) {
+    const x = start + rand(8 * 86_400_000);
+    const y = x + rand(4 * 86_400_000);
+    periods.push([x, y], [x, undefined], [undefined, y]);
+  }
+  periods.push([start + 3_600_000 * 5 + 60_000, start + 3_600_000 * 5 + 600_000]); // inside an hour
+  for (const zone of ["UTC", NY, "Asia/Kathmandu"]) {
+    for (const [since, until] of periods) {
+      for (const projectId of [undefined, b.projectId]) {
+        const d = buildDashboard(db, { since, until, projectId }, {
+          timeZone: zone,
+          now: NOW,
+          breakdown: true,
+        });
+        const expected = new Map<string, number>();
+        const perModel = new Map<string, number>();
+        const perDayModel = new Map<string, number>();
+        const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
+        for (const r of rows) {
+          if (!inPeriod(r.createdAt, since, until)) continue;
+          if (projectId !== undefined && r.projectId !== projectId) continue;
+          const date = new Intl.DateTimeFormat("en-CA", { timeZone: zone }).format(r.createdAt);
+          add(expected, date, r.inputTokens + r.outputTokens);
+          add(perModel, r.model, r.inputTokens + r.outputTokens);
+          add(perDayModel, `${date} ${r.model}`, r.inputTokens + r.outputTokens);
+        }
+        const what = `${zone} ${since} ${until} ${projectId}`;
+        assert.deepEqual(
+          Object.fromEntries(d.activity.days.map((x) => [x.date, x.totalTokens])),
+          Object.fromEntries([...expected].sort()),
+          what,
+        );
+        assert.deepEqual(
+          Object.fromEntries(d.models.models.map((m) => [m.model, m.totalTokens]).sort()),
+          Object.fromEntries([...perModel].sort()),
+          `models ${what}`,
+        );
+        assert.deepEqual(
+          Object.fromEntries(
+            d.activity.days.flatMap((x) =>
+              (x.models ?? []).map((m) => [`${x.date} ${m.model}`, m.totalTokens])
+            ).sort(),
+          ),
+          Object.fromEntries([...perDayModel].sort()),
+          `breakdown ${what}`,
+        );
+        const durations = new Map<string, number[]>();
+        rows.forEach((r, i) => {
+          if (!inPeriod(r.createdAt, since, until)) return;
+          if (projectId !== undefined && r.projectId !== projectId) return;
+          const tool = i % 2 ? "read" : "exec";
+          durations.set(tool, [...(durations.get(tool) ?? []), i]);
+        });
+        const p95 = (xs: number[]) => xs.sort((x, y) => x - y)[Math.ceil(xs.length * 0.95) - 1];
+        assert.deepEqual(
+          Object.fromEntries(d.tools.tools.map((t) => [t.tool, [t.calls, t.p95Ms]])),
+          Object.fromEntries([...durations].map(([t, xs]) => [t, [xs.length, p95(xs)]])),
+          `tools ${zone} ${since} ${until} ${projectId}`,
+        );
+      }
+    }
+  }
+});
