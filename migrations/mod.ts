@@ -5,6 +5,7 @@ import usageRollup from "./0002_usage_rollup.sql" with { type: "text" };
 import bulkWrites from "./0003_bulk_writes.sql" with { type: "text" };
 import toolRollup from "./0004_tool_rollup.sql" with { type: "text" };
 import usageSpeed from "./0005_usage_speed.sql" with { type: "text" };
+import dropUnusedIndexes from "./0006_drop_unused_indexes.sql" with { type: "text" };
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -13,4 +14,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 3, name: "0003_bulk_writes", sql: bulkWrites },
   { version: 4, name: "0004_tool_rollup", sql: toolRollup },
   { version: 5, name: "0005_usage_speed", sql: usageSpeed },
+  { version: 6, name: "0006_drop_unused_indexes", sql: dropUnusedIndexes },
 ];

@@ -55,7 +55,7 @@ const COMMIT_RECORDS = 10_000;
 const COMMIT_BYTES = 8 << 20;
 
 /** Page cache for an import's connection, KiB. */
-const IMPORT_CACHE_KIB = 8 * 1024;
+const IMPORT_CACHE_KIB = 32 * 1024;
 /** WAL pages between checkpoints during an import (32 MiB), and after it. */
 const IMPORT_CHECKPOINT_PAGES = 8192;
 const NORMAL_CHECKPOINT_PAGES = 1000;
