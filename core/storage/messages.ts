@@ -1,4 +1,4 @@
-import type { Db } from "./db.ts";
+import type { Db, SqlValue } from "./db.ts";
 import { BonsaiError } from "../errors.ts";
 import { cjkGrams } from "./cjk.ts";
 
@@ -72,6 +72,16 @@ interface MessageRecord {
   created_at: number;
 }
 
+/** Rows per INSERT statement when appending in bulk (14 parameters each). */
+const INSERT_ROWS = 256;
+
+function insertSql(rows: number): string {
+  const one = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  return `INSERT INTO messages (session_id, seq, role, kind, text, tool_call_id, tool_name, tool_args,
+    tool_result, is_error, status, ledger_id, external_id, created_at)
+    VALUES ${new Array(rows).fill(one).join(", ")}`;
+}
+
 const COLUMNS = `id, session_id, seq, role, kind, text, tool_call_id, tool_name, tool_args,
   tool_result, is_error, status, ledger_id, created_at`;
 
@@ -90,42 +100,70 @@ export class MessageStore {
 
   /**
    * Appends entries to several sessions in one go (imports); returns each group's seqs.
-   * Rows go in first and the search indexes follow in one statement each: FTS5 writes its
-   * pending terms out at every statement boundary it takes part in, so indexing row by row
-   * (a trigger) would cost a segment per message.
+   * Rows go in a few hundred per statement (see below).
    */
   appendMany(
     groups: readonly { sessionId: string; messages: readonly MessageInput[] }[],
   ): number[][] {
     const db = this.#db;
+    const r = db.redactor;
     return db.write(() => {
-      const cjk: [number, string][] = [];
-      let first = 0;
-      let last = 0;
+      const rows: unknown[][] = [];
+      const texts: string[] = [];
       const out = groups.map(({ sessionId, messages }) => {
+        if (messages.length === 0) return [];
+        if (!db.prepare("SELECT 1 FROM sessions WHERE id = ?").get(sessionId)) {
+          throw new BonsaiError("NOT_FOUND", `No session with id '${sessionId}'`);
+        }
         let seq = this.lastSeq(sessionId);
         const seqs: number[] = [];
         let latest = 0;
-        for (const message of messages) {
+        for (const m of messages) {
           seq++;
-          const createdAt = message.createdAt ?? db.clock.now();
-          const { id, text } = this.#insertRow(sessionId, seq, message, createdAt);
-          if (first === 0) first = id;
-          last = id;
-          const grams = cjkGrams(text);
-          if (grams) cjk.push([id, grams]);
+          const createdAt = m.createdAt ?? db.clock.now();
+          const text = r.redact(m.text);
+          texts.push(text);
+          rows.push([
+            sessionId,
+            seq,
+            m.role,
+            m.kind ?? "text",
+            text,
+            m.toolCallId ?? null,
+            m.toolName ?? null,
+            r.redactOptional(m.toolArgs),
+            r.redactOptional(m.toolResult),
+            m.isError ? 1 : 0,
+            m.status ?? "complete",
+            m.ledgerId ?? null,
+            m.externalId ?? null,
+            createdAt,
+          ]);
           seqs.push(seq);
           latest = Math.max(latest, createdAt);
         }
-        if (seqs.length > 0) this.#touch(sessionId, latest, seqs.length);
+        this.#touch(sessionId, latest, seqs.length);
         return seqs;
       });
-      // Row ids are allocated in order inside this transaction: the range is exactly ours.
-      if (first !== 0) {
-        db.prepare(
-          "INSERT INTO messages_fts (rowid, text) SELECT id, text FROM messages WHERE id BETWEEN ? AND ?",
-        ).run(first, last);
+      if (rows.length === 0) return out;
+      // Multi-row inserts: the trigger feeds FTS5 inside each statement, and FTS5 writes its
+      // pending terms out only at statement boundaries (row by row, every message would
+      // become an index segment of its own).
+      let last = 0;
+      for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+        const chunk = rows.slice(i, i + INSERT_ROWS);
+        const { lastInsertRowid } = db.prepare(insertSql(chunk.length)).run(
+          ...(chunk.flat() as SqlValue[]),
+        );
+        last = Number(lastInsertRowid);
       }
+      // The rows took consecutive ids, in order, ending at the last one inserted.
+      const first = last - rows.length + 1;
+      const cjk: [number, string][] = [];
+      texts.forEach((text, i) => {
+        const grams = cjkGrams(text);
+        if (grams) cjk.push([first + i, grams]);
+      });
       this.#indexCjk(cjk);
       return out;
     });
@@ -145,7 +183,6 @@ export class MessageStore {
       let added = 0;
       if (!existing) {
         const { id, text } = this.#insertRow(sessionId, seq, message, createdAt);
-        db.prepare("INSERT INTO messages_fts (rowid, text) VALUES (?, ?)").run(BigInt(id), text);
         const grams = cjkGrams(text);
         if (grams) this.#indexCjk([[id, grams]]);
         added = 1;
@@ -213,7 +250,7 @@ export class MessageStore {
     return (this.#db.prepare("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
   }
 
-  /** Inserts the row only; callers index it for search. Returns its id and stored text. */
+  /** Inserts one row (the trigger indexes its words; callers its CJK grams). Returns its id and stored text. */
   #insertRow(
     sessionId: string,
     seq: number,

@@ -141,3 +141,37 @@ Deno.test("cjkGrams() indexes bigrams plus each run's last character", () => {
   assert.equal(cjkGrams("no cjk here"), "");
   assert.equal(cjkGrams("コーヒー"), "コー ーヒ ヒー ー");
 });
+
+Deno.test("bulk appends across sessions and chunks keep both search indexes whole and in order", async () => {
+  await using dir = await tempDir();
+  const { db, ids } = await openTestDb(dir.path);
+  using _ = db;
+  const sessions = new SessionStore(db, ids);
+  const messages = new MessageStore(db);
+  const s = [0, 1, 2].map((i) => sessions.create({ projectPath: `/proj/${i}`, title: `s${i}` }));
+  const word = (n: number) => `w${n.toString(36)}q`;
+  // 700 messages: more than two multi-row statements' worth, spread over three sessions.
+  const seqs = messages.appendMany(s.map((x, k) => ({
+    sessionId: x.id,
+    messages: Array.from({ length: k === 1 ? 300 : 200 }, (_, i) => ({
+      role: "user" as const,
+      text: `${word(k * 1000 + i)} common ${i % 7 === 0 ? "数据库迁移" : ""}`,
+    })),
+  })));
+  assert.deepEqual(seqs.map((x) => [x[0], x.at(-1)]), [[1, 200], [1, 300], [1, 200]]);
+  db.connection.exec("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')");
+  db.connection.exec("INSERT INTO messages_cjk(messages_cjk) VALUES ('integrity-check')");
+  for (const [k, i] of [[0, 0], [1, 299], [2, 199], [1, 150]] as const) {
+    const hits = searchMessages(db, word(k * 1000 + i), { limit: 5 });
+    assert.equal(hits.length, 1, word(k * 1000 + i));
+    assert.equal(hits[0]!.sessionId, s[k]!.id);
+    assert.equal(hits[0]!.seq, i + 1);
+  }
+  assert.equal(searchMessages(db, "迁移", { limit: 1000 }).length, 29 + 43 + 29);
+  const counts = db.connection.prepare("SELECT message_count FROM sessions ORDER BY created_at, id")
+    .all().map((r) => r.message_count);
+  assert.deepEqual(counts, [200, 300, 200]);
+  // A single put (the REPL's path) is indexed by the same trigger.
+  messages.put(s[0]!.id, 201, { role: "assistant", text: "singular zebra" });
+  assert.equal(searchMessages(db, "zebra", { limit: 5 }).length, 1);
+});
