@@ -1,6 +1,8 @@
 // `deno task bench [name...] [-- args]`: runs scripts/bench_*.ts one after another; each
 // prints one JSON object on stdout (progress goes to stderr). Arguments after `--` go to
 // every benchmark, e.g. `deno task bench search -- --messages 100000`.
+import { bonsaiRunArgs } from "./lib/bench_util.ts";
+
 const ROOT = new URL("..", import.meta.url).pathname;
 const split = Deno.args.indexOf("--");
 const names = split < 0 ? Deno.args : Deno.args.slice(0, split);
@@ -17,7 +19,8 @@ for (const name of chosen) {
     Deno.exit(2);
   }
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}scripts/bench_${name}.ts`, ...passThrough],
+    // In-process benchmarks run under the same V8 flags as bonsai itself.
+    args: [...bonsaiRunArgs().slice(0, -1), `${ROOT}scripts/bench_${name}.ts`, ...passThrough],
     stdout: "inherit",
     stderr: "inherit",
   }).output();

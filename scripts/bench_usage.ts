@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { generateClaudeLogs } from "./gen_claude_logs.ts";
-import { benchDir, progress, ROOT, round, stats } from "./lib/bench_util.ts";
+import { benchDir, bonsaiRunArgs, progress, ROOT, round, stats } from "./lib/bench_util.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -60,9 +60,7 @@ const home = benchDir(`usage-home-${entries}-${seed}`);
 const env = { BONSAI_HOME: home, TZ: "UTC", NO_COLOR: "1" };
 const importArgs = [
   Deno.execPath(),
-  "run",
-  "-A",
-  join(ROOT, "main.ts"),
+  ...bonsaiRunArgs(),
   "import",
   "claude-code",
   "--path",
@@ -81,7 +79,7 @@ const reimport = await measured(importArgs, env);
 
 // --- the dashboard -----------------------------------------------------------------------
 const bonsai = (args: string[], extra: Record<string, string> = {}) =>
-  measured([Deno.execPath(), "run", "-A", join(ROOT, "main.ts"), ...args], { ...env, ...extra });
+  measured([Deno.execPath(), ...bonsaiRunArgs(), ...args], { ...env, ...extra });
 progress("timing bonsai usage ...");
 await bonsai(["--version"]); // compile cache warm-up
 const jsonRuns: number[] = [];

@@ -36,11 +36,24 @@ export function stats(
   };
 }
 
-/** Wall time of running bonsai (`deno run -A main.ts ...`) once, in ms; fails if it fails. */
+/**
+ * How `deno task start` runs bonsai (permissions, V8 flags), from deno.json: benchmarks
+ * measure bonsai as users run it, and as `deno task compile` builds it.
+ */
+export function bonsaiRunArgs(): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
+  const words = String(config.tasks.start).split(/\s+/);
+  if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "main.ts") {
+    throw new Error(`deno.json's start task is not 'deno run ... main.ts': ${config.tasks.start}`);
+  }
+  return [...words.slice(1, -1), join(ROOT, "main.ts")];
+}
+
+/** Wall time of running bonsai (as `deno task start` does) once, in ms; fails if it fails. */
 export async function timeBonsai(args: string[], env: Record<string, string>): Promise<number> {
   const started = performance.now();
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", join(ROOT, "main.ts"), ...args],
+    args: [...bonsaiRunArgs(), ...args],
     env: { NO_COLOR: "1", ...env },
     stdout: "piped",
     stderr: "piped",
