@@ -54,10 +54,15 @@ export function emptyStats(): ImportStats {
 const COMMIT_RECORDS = 10_000;
 const COMMIT_BYTES = 8 << 20;
 
-/** Page cache for an import's connection, KiB. */
-const IMPORT_CACHE_KIB = 32 * 1024;
-/** WAL pages between checkpoints during an import (32 MiB), and after it. */
-const IMPORT_CHECKPOINT_PAGES = 8192;
+/** Page cache for an import's connection, KiB (the OS caches the rest). */
+const IMPORT_CACHE_KIB = 16 * 1024;
+/**
+ * WAL pages between checkpoints during an import (256 MiB), and after it. Every commit
+ * rewrites the index pages its rows land on (response ids are random); a checkpoint
+ * copies each page once however many commits rewrote it, so rare checkpoints copy less.
+ * The WAL shrinks back to the connection's journal size limit once it is reused.
+ */
+const IMPORT_CHECKPOINT_PAGES = 65536;
 const NORMAL_CHECKPOINT_PAGES = 1000;
 
 /** The usage of one imported API response, before it is tied to a session. */

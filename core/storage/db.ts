@@ -117,6 +117,9 @@ export class Db {
   }
 }
 
+/** Bytes a WAL file is truncated to when SQLite resets it after a checkpoint. */
+const WAL_SIZE_LIMIT = 64 << 20;
+
 /**
  * Opens (creating if needed) `$BONSAI_HOME/bonsai.db`: checks it is a SQLite database whose
  * schema this binary understands, hardens permissions, enables WAL and foreign keys, and
@@ -150,8 +153,10 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
     // `forget` removes from b-tree pages at no extra I/O.
     // Statement journals (kept for every statement with triggers inside a transaction) live
     // in memory: on disk they cost a page write per page touched, ten times the data.
+    // A WAL that grew (a big import checkpoints rarely) is cut back to 64 MiB when reset.
     conn.exec(
-      "PRAGMA synchronous = NORMAL; PRAGMA secure_delete = FAST; PRAGMA temp_store = MEMORY",
+      "PRAGMA synchronous = NORMAL; PRAGMA secure_delete = FAST; PRAGMA temp_store = MEMORY; " +
+        `PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`,
     );
     if (version < latest) {
       await migrate({ conn, home, clock: options.clock, migrations, from: version });
