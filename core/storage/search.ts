@@ -33,7 +33,15 @@ export interface SearchOptions {
   readonly excludeSessionId?: string;
   /** Default 20. */
   readonly limit?: number;
+  /** Most matches ranked; beyond it only the newest are (default RANK_WINDOW). */
+  readonly rankWindow?: number;
 }
+
+/**
+ * bm25 costs a document-size lookup per match: a word in most messages of a big history
+ * would take seconds to rank. Past this many matches, the newest this many are ranked.
+ */
+export const RANK_WINDOW = 20_000;
 
 const OPEN = "\u0001";
 const CLOSE = "\u0002";
@@ -102,6 +110,16 @@ function rank(db: Db, q: CompiledQuery, options: SearchOptions, limit: number): 
   if (options.until !== undefined) {
     where.push("m.created_at < ?");
     params.push(options.until);
+  }
+  const from = `FROM ${table} f ${joins.join(" ")} WHERE ${where.join(" AND ")}`;
+  // Counting and walking newest-first read only the index, never a document size.
+  const window = Math.max(limit, Math.floor(options.rankWindow ?? RANK_WINDOW));
+  const oldest = db.prepare(
+    `SELECT f.rowid AS id ${from} ORDER BY f.rowid DESC LIMIT 1 OFFSET ${window}`,
+  ).get(...params) as { id: number } | undefined;
+  if (oldest !== undefined) {
+    where.push("f.rowid > ?");
+    params.push(BigInt(oldest.id)); // FTS5 ignores a REAL rowid bound
   }
   const sql = `SELECT f.rowid AS id, f.rank AS score FROM ${table} f ${joins.join(" ")}
     WHERE ${where.join(" AND ")} ORDER BY f.rank LIMIT ${limit}`;

@@ -175,3 +175,39 @@ Deno.test("bulk appends across sessions and chunks keep both search indexes whol
   messages.put(s[0]!.id, 201, { role: "assistant", text: "singular zebra" });
   assert.equal(searchMessages(db, "zebra", { limit: 5 }).length, 1);
 });
+
+Deno.test("a word in more messages than the rank window is ranked among its newest matches only", async () => {
+  await using dir = await tempDir();
+  const { db, ids } = await openTestDb(dir.path);
+  using _ = db;
+  const sessions = new SessionStore(db, ids);
+  const messages = new MessageStore(db);
+  const s = sessions.create({ projectPath: "/proj/w", title: "window" });
+  // The best bm25 match (short, the word three times) is the oldest message; ten newer ones
+  // mention the word once in longer text.
+  const filler = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod";
+  messages.append(s.id, [
+    { role: "user", text: "kestrel kestrel kestrel" },
+    ...Array.from({ length: 10 }, (_, i) => ({
+      role: "user" as const,
+      text: `${filler} kestrel ${i} ${filler}`,
+    })),
+  ]);
+  const all = searchMessages(db, "kestrel", { limit: 3 });
+  assert.equal(all[0]!.seq, 1, "within the window, the best match wins wherever it is");
+  const windowed = searchMessages(db, "kestrel", { limit: 3, rankWindow: 4 });
+  assert.equal(windowed.length, 3);
+  assert.ok(windowed.every((h) => h.seq >= 8), JSON.stringify(windowed.map((h) => h.seq)));
+  // Exactly the window: every match is ranked.
+  assert.equal(searchMessages(db, "kestrel", { limit: 3, rankWindow: 11 })[0]!.seq, 1);
+  // A window below the limit still returns the limit.
+  assert.equal(searchMessages(db, "kestrel", { limit: 5, rankWindow: 2 }).length, 5);
+  // Filters apply before the window: the newest matches of this session only.
+  const other = sessions.create({ projectPath: "/proj/w", title: "other" });
+  messages.append(
+    other.id,
+    Array.from({ length: 5 }, () => ({ role: "user" as const, text: "kestrel" })),
+  );
+  const mine = searchMessages(db, "kestrel", { limit: 3, rankWindow: 4, sessionId: s.id });
+  assert.ok(mine.every((h) => h.sessionId === s.id && h.seq >= 8), JSON.stringify(mine));
+});
