@@ -97,6 +97,8 @@ export interface ClaudeImportOptions {
   readonly ids: Ids;
   readonly roots: readonly string[];
   readonly progress?: (done: number, total: number) => void;
+  /** Records after which the import is written as a bulk load (see ImportWriter). */
+  readonly bulkRecords?: number;
 }
 
 /**
@@ -106,7 +108,9 @@ export interface ClaudeImportOptions {
  */
 export async function importClaudeCode(options: ClaudeImportOptions): Promise<ImportStats> {
   const stats = emptyStats();
-  const writer = new ImportWriter(options.db, options.ids, "claude-code", stats);
+  const writer = new ImportWriter(options.db, options.ids, "claude-code", stats, {
+    bulkRecords: options.bulkRecords,
+  });
   const files = new Set<string>();
   for (const root of options.roots) {
     for (const f of await findFiles(projectsDir(root), (n) => n.endsWith(".jsonl"))) files.add(f);

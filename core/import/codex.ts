@@ -55,6 +55,8 @@ export interface CodexImportOptions {
   /** Codex homes (with sessions/ inside) or sessions folders themselves. */
   readonly roots: readonly string[];
   readonly progress?: (done: number, total: number) => void;
+  /** Records after which the import is written as a bulk load (see ImportWriter). */
+  readonly bulkRecords?: number;
 }
 
 interface FileState {
@@ -70,7 +72,9 @@ interface FileState {
 /** Imports Codex CLI rollouts: sessions, messages, tool calls, and one ledger row per response. */
 export async function importCodex(options: CodexImportOptions): Promise<ImportStats> {
   const stats = emptyStats();
-  const writer = new ImportWriter(options.db, options.ids, "codex", stats);
+  const writer = new ImportWriter(options.db, options.ids, "codex", stats, {
+    bulkRecords: options.bulkRecords,
+  });
   const files: string[] = [];
   for (const root of options.roots) {
     const dirs = await hasDir(join(root, "sessions"))

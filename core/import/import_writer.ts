@@ -54,6 +54,13 @@ export function emptyStats(): ImportStats {
 const COMMIT_RECORDS = 10_000;
 const COMMIT_BYTES = 8 << 20;
 
+/**
+ * Records after which an import stops maintaining the tool-duration index and builds it
+ * once at the end (about 80k Claude Code responses): the sort then costs less than a
+ * random page write per call.
+ */
+const BULK_RECORDS = 500_000;
+
 /** Page cache for an import's connection, KiB (the OS caches the rest). */
 const IMPORT_CACHE_KIB = 16 * 1024;
 /**
@@ -119,12 +126,24 @@ export class ImportWriter {
   #fileProgress = new Map<string, ImportedFile>();
   #order = 0;
   #queued = 0;
+  /** Records committed so far, and whether the duration index is dropped until `finish`. */
+  #committed = 0;
+  #bulk = false;
   #queuedBytes = 0;
   readonly #byKey = new Map<string, SessionState>();
   readonly #byId = new Map<string, SessionState>();
 
-  constructor(db: Db, ids: Ids, source: Exclude<SessionSource, "bonsai">, stats: ImportStats) {
+  readonly #bulkRecords: number;
+
+  constructor(
+    db: Db,
+    ids: Ids,
+    source: Exclude<SessionSource, "bonsai">,
+    stats: ImportStats,
+    options: { bulkRecords?: number } = {},
+  ) {
     this.#db = db;
+    this.#bulkRecords = options.bulkRecords ?? BULK_RECORDS;
     this.#source = source;
     this.#sessions = new SessionStore(db, ids);
     this.#messages = new MessageStore(db);
@@ -134,6 +153,7 @@ export class ImportWriter {
     this.stats = stats;
     db.setCacheSize(IMPORT_CACHE_KIB);
     db.setAutoCheckpoint(IMPORT_CHECKPOINT_PAGES);
+    this.#tools.buildDurationIndex(); // an earlier big import may have been killed without it
   }
 
   /** Commits when enough is queued; importers call it between batches of lines. */
@@ -144,6 +164,7 @@ export class ImportWriter {
   /** Commits the rest and returns the connection to its everyday settings. */
   finish(): void {
     this.commit();
+    if (this.#bulk) this.#tools.buildDurationIndex();
     this.#db.setAutoCheckpoint(NORMAL_CHECKPOINT_PAGES);
     this.#db.checkpoint();
   }
@@ -292,7 +313,12 @@ export class ImportWriter {
 
   /** Writes everything queued, and the files' progress, in one transaction. */
   commit(): void {
+    this.#committed += this.#queued;
     this.#db.write(() => {
+      if (!this.#bulk && this.#committed >= this.#bulkRecords) {
+        this.#tools.dropDurationIndex();
+        this.#bulk = true;
+      }
       for (const s of this.#byId.values()) {
         if (s.create) {
           const row = this.#sessions.create({ ...s.create, id: s.id });

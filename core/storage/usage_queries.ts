@@ -1,4 +1,5 @@
 import type { Db, SqlValue } from "./db.ts";
+import { DURATION_INDEX, hasIndex } from "./tool_calls.ts";
 
 /** Which ledger rows a dashboard covers. */
 export interface UsageFilter {
@@ -349,8 +350,10 @@ export class UsageQueries {
       clauses.push("project_id = ?");
       params.push(filter.projectId);
     }
+    // The index is missing while a big import runs (or after one was killed): scan then.
+    const indexed = hasIndex(this.#db, DURATION_INDEX) ? `INDEXED BY ${DURATION_INDEX}` : "";
     const slowest = this.#db.prepare(
-      `SELECT duration_ms AS d FROM tool_calls INDEXED BY tool_calls_by_duration
+      `SELECT duration_ms AS d FROM tool_calls ${indexed}
        WHERE ${clauses.join(" AND ")} ORDER BY duration_ms DESC LIMIT 1 OFFSET ?`,
     );
     return rows.map((r) => {

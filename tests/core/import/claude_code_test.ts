@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { importClaudeCode } from "../../../core/import/claude_code.ts";
 import { buildDashboard } from "../../../core/usage/dashboard.ts";
+import { DURATION_INDEX, hasIndex, ToolCallStore } from "../../../core/storage/tool_calls.ts";
 import { generateClaudeLogs } from "../../../scripts/gen_claude_logs.ts";
 import { openTestDb } from "../../support/db.ts";
 import { tempDir } from "../../support/temp.ts";
@@ -311,4 +312,31 @@ Deno.test("Claude Code import: duplicates, requestless responses, sidechains, ti
   });
   const { searchMessages } = await import("../../../core/storage/search.ts");
   assert.equal(searchMessages(db, "quokka").length, 1);
+});
+
+Deno.test("a bulk import builds the tool-duration index once at the end; without it the tools tab reads the same", async () => {
+  await using dir = await tempDir();
+  const logs = join(dir.path, "claude");
+  await generateClaudeLogs({ out: logs, entries: 1500, seed: 7, days: 10 });
+  const steady = await openTestDb(join(dir.path, "steady"));
+  using _s = steady.db;
+  await importClaudeCode({ db: steady.db, ids: steady.ids, roots: [logs] });
+  const bulk = await openTestDb(join(dir.path, "bulk"));
+  using _b = bulk.db;
+  await importClaudeCode({ db: bulk.db, ids: bulk.ids, roots: [logs], bulkRecords: 1 });
+  const tools = (db: typeof steady.db) =>
+    buildDashboard(db, {}, { timeZone: "UTC", now: Date.UTC(2027, 0, 1) }).tools;
+  const expected = tools(steady.db);
+  assert.ok(expected.tools.length > 0 && expected.tools.every((t) => t.p95Ms !== null));
+  assert.ok(hasIndex(bulk.db, DURATION_INDEX), "rebuilt at the end");
+  assert.deepEqual(tools(bulk.db), expected);
+  // A big import killed before its end leaves no index: the dashboard still answers the
+  // same, and the next import (even one with nothing new) builds it.
+  new ToolCallStore(bulk.db).dropDurationIndex();
+  assert.ok(!hasIndex(bulk.db, DURATION_INDEX));
+  assert.deepEqual(tools(bulk.db), expected);
+  const again = await importClaudeCode({ db: bulk.db, ids: bulk.ids, roots: [logs] });
+  assert.equal(again.ledgerRows, 0);
+  assert.ok(hasIndex(bulk.db, DURATION_INDEX));
+  assert.deepEqual(tools(bulk.db), expected);
 });
