@@ -1,80 +1,16 @@
-import { isAbsolute, join } from "node:path";
-import { z } from "zod";
+// Claude Code history import: the main thread finds the files and writes; a worker thread
+// (claude_worker.ts) reads and parses them, so parsing and writing overlap.
+import { join } from "node:path";
 import type { Env } from "../home.ts";
 import type { Ids } from "../ids.ts";
 import type { Db } from "../storage/db.ts";
 import { ImportFileStore } from "../storage/import_files.ts";
-import { priceTokens } from "../usage/pricing.ts";
-import { findFiles, readLineBatches } from "./jsonl_reader.ts";
-import {
-  emptyStats,
-  type ImportedUsage,
-  type ImportLane,
-  type ImportStats,
-  ImportWriter,
-} from "./import_writer.ts";
-
-// Claude Code transcripts: <config>/projects/<encoded cwd>/<session>.jsonl, subagents in
-// <session>/subagents/agent-*.jsonl (or agent-*.jsonl beside the sessions, or inline with
-// isSidechain). One API response is written as one line per content block, all sharing
-// message.id and requestId; earlier lines may carry a partial output count.
-
-const Block = z.object({
-  type: z.string(),
-  text: z.string().optional(),
-  thinking: z.string().optional(),
-  id: z.string().optional(),
-  name: z.string().optional(),
-  input: z.unknown().optional(),
-  tool_use_id: z.string().optional(),
-  content: z.unknown().optional(),
-  is_error: z.boolean().optional(),
-}).loose();
-
-const Count = z.number().finite().nonnegative();
-
-const Usage = z.object({
-  input_tokens: Count,
-  output_tokens: Count,
-  cache_creation_input_tokens: Count.optional(),
-  cache_read_input_tokens: Count.optional(),
-  cache_creation: z.object({
-    ephemeral_5m_input_tokens: Count.optional(),
-    ephemeral_1h_input_tokens: Count.optional(),
-  }).loose().optional(),
-}).loose();
-
-const Line = z.object({
-  type: z.string().optional(),
-  uuid: z.string().optional(),
-  sessionId: z.string().min(1).optional(),
-  timestamp: z.string().optional(),
-  cwd: z.string().optional(),
-  isSidechain: z.boolean().optional(),
-  requestId: z.string().min(1).optional(),
-  summary: z.string().optional(),
-  isMeta: z.boolean().optional(),
-  message: z.object({
-    id: z.string().min(1).optional(),
-    role: z.string().optional(),
-    model: z.string().min(1).optional(),
-    stop_reason: z.string().nullish(),
-    content: z.union([z.string(), z.array(Block)]).optional(),
-    usage: z.unknown().optional(),
-  }).loose().optional(),
-}).loose();
-
-type LineRecord = z.infer<typeof Line>;
-
-/** Record types Claude Code writes; only user, assistant and summary carry what we import. */
-const KNOWN_TYPES = new Set([
-  "user",
-  "assistant",
-  "summary",
-  "system",
-  "file-history-snapshot",
-  "queue-operation",
-]);
+import type { ClaudeFileJob, ParseReply, ParseRequest } from "./claude_jobs.ts";
+import { addStats, replayOps } from "./import_ops.ts";
+import { ImportWriter } from "./import_writer.ts";
+import { parseClaudeFiles } from "./claude_lines.ts";
+import { findFiles } from "./jsonl_reader.ts";
+import { emptyStats, type ImportStats } from "./stats.ts";
 
 /** Where Claude Code keeps its data: CLAUDE_CONFIG_DIR (comma-separated), else ~/.claude and ~/.config/claude. */
 export function claudeRoots(env: Env): string[] {
@@ -99,7 +35,15 @@ export interface ClaudeImportOptions {
   readonly progress?: (done: number, total: number) => void;
   /** Records after which the import is written as a bulk load (see ImportWriter). */
   readonly bulkRecords?: number;
+  /**
+   * Parse on a worker thread while this one writes: faster on big histories, but a second
+   * JavaScript heap. Default: when more than PARALLEL_BYTES are to be read.
+   */
+  readonly parallel?: boolean;
 }
+
+/** Log bytes above which an import parses on a worker thread (starting one costs ~0.1 s). */
+const PARALLEL_BYTES = 32 << 20;
 
 /**
  * Imports Claude Code history: each transcript becomes a session (subagent files fold into
@@ -117,9 +61,8 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
   }
   const all = [...files];
   const bookkeeping = new ImportFileStore(options.db);
-  const pendingTitles = new Map<string, string>();
-  for (const [i, path] of all.entries()) {
-    options.progress?.(i, all.length);
+  const jobs: ClaudeFileJob[] = [];
+  for (const [index, path] of all.entries()) {
     stats.files++;
     let info: Deno.FileInfo;
     try {
@@ -135,249 +78,88 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
       continue;
     }
     const from = known && info.size >= known.offset ? known.offset : 0;
-    const file = fileContext(path, pendingTitles);
-    try {
-      for (const batch of readLineBatches(path, from)) {
-        for (const text of batch.lines) handleLine(text, file, writer, options.ids);
-        writer.fileRead(path, { size: info.size, mtimeMs, offset: batch.offset });
-        writer.commitIfFull();
+    jobs.push({ index, path, from, size: info.size, mtimeMs });
+  }
+  const pending = jobs.reduce((n, job) => n + job.size - job.from, 0);
+  const sessions = new Map<string, string>();
+  const parallel = options.parallel ?? pending > PARALLEL_BYTES;
+  const started = parallel &&
+    await parseInWorker(jobs, (batch) => {
+      options.progress?.(batch.index, all.length);
+      replayOps(batch.ops, writer, sessions);
+      addStats(stats, batch.stats);
+      if (batch.progress) writer.fileRead(batch.path, batch.progress);
+      writer.commitIfFull();
+    });
+  if (!started) {
+    // On this thread: small imports, or a worker that could not start.
+    await parseClaudeFiles(jobs, writer, (job, offset) => {
+      options.progress?.(job.index, all.length);
+      if (offset !== null) {
+        writer.fileRead(job.path, { size: job.size, mtimeMs: job.mtimeMs, offset });
       }
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.PermissionDenied) {
-        stats.unreadable++;
-      } else throw err;
-    }
+      writer.commitIfFull();
+    });
   }
   writer.finish();
   options.progress?.(all.length, all.length);
   return stats;
 }
 
-interface FileContext {
-  /** The project folder name (encoded cwd), a fallback when lines carry no cwd. */
-  readonly folder: string;
-  /** Session id from the path, or null when it must come from the lines (legacy agent-*.jsonl). */
-  readonly pathSession: string | null;
-  readonly subagentFile: boolean;
-  /** Open tool calls by id: their start time, for durations. */
-  readonly calls: Map<string, number>;
-  /** Sessions already given a derived title. */
-  readonly titled: Set<string>;
-  /** Summary lines may precede the first dated line of their session (shared by the import). */
-  readonly pendingTitles: Map<string, string>;
-}
-
-function fileContext(path: string, pendingTitles: Map<string, string>): FileContext {
-  const rel = path.slice(path.lastIndexOf("/projects/") + "/projects/".length);
-  const parts = rel.split("/");
-  const folder = parts[0] ?? "";
-  const stem = (parts[parts.length - 1] ?? "").replace(/\.jsonl$/, "");
-  const nested = parts.length > 2; // <session>/subagents/...
-  const legacyAgent = !nested && stem.startsWith("agent-");
-  return {
-    folder,
-    pathSession: nested ? parts[1]! : legacyAgent ? null : stem,
-    subagentFile: nested || legacyAgent,
-    calls: new Map(),
-    titled: new Set(),
-    pendingTitles,
-  };
-}
-
-function handleLine(text: string, file: FileContext, writer: ImportWriter, ids: Ids): void {
-  if (text.trim() === "") return;
-  let json: unknown;
+/**
+ * Parses the files on a worker thread, handing each batch to `write` in file order; the
+ * worker stays a bounded distance ahead. Resolves false, having written nothing, when the
+ * worker cannot start (its module missing from a build, say); otherwise rejects with the
+ * first failure of either side.
+ */
+async function parseInWorker(
+  jobs: readonly ClaudeFileJob[],
+  write: (batch: Extract<ParseReply, { kind: "batch" }>) => void,
+): Promise<boolean> {
+  if (jobs.length === 0) return true;
+  let worker: Worker;
   try {
-    json = JSON.parse(text);
+    worker = new Worker(new URL("./claude_worker.ts", import.meta.url).href, { type: "module" });
   } catch {
-    writer.stats.malformed++;
-    return;
+    return false;
   }
-  const parsed = Line.safeParse(json);
-  if (!parsed.success) {
-    writer.stats.malformed++;
-    return;
+  const send = (request: ParseRequest) => worker.postMessage(request);
+  try {
+    return await new Promise<boolean>((resolve, reject) => {
+      let settled = false;
+      let replied = false;
+      const fail = (err: unknown) => {
+        if (!settled) reject(err);
+        settled = true;
+      };
+      worker.onmessage = (event: MessageEvent<ParseReply>) => {
+        if (settled) return;
+        replied = true;
+        const reply = event.data;
+        if (reply.kind === "end") {
+          settled = true;
+          resolve(true);
+        } else if (reply.kind === "error") {
+          fail(new Error(`Reading Claude Code logs failed: ${reply.message}`));
+        } else {
+          try {
+            write(reply);
+            send({ kind: "ack", bytes: reply.bytes });
+          } catch (err) {
+            fail(err);
+          }
+        }
+      };
+      worker.onerror = (event) => {
+        event.preventDefault();
+        if (!replied && !settled) {
+          settled = true;
+          resolve(false);
+        } else fail(new Error(`Reading Claude Code logs failed: ${event.message}`));
+      };
+      send({ kind: "start", jobs });
+    });
+  } finally {
+    worker.terminate();
   }
-  const line = parsed.data;
-  if (line.type !== undefined && !KNOWN_TYPES.has(line.type)) {
-    writer.stats.unknownRecords++;
-    return;
-  }
-  const key = file.pathSession ?? line.sessionId;
-  if (!key) return; // a record outside any session (snapshots of a file without a session id)
-  const at = line.timestamp ? Date.parse(line.timestamp) : NaN;
-  if (line.type === "summary" && line.summary) {
-    file.pendingTitles.set(key, line.summary);
-    return;
-  }
-  if (Number.isNaN(at)) {
-    if (line.message?.usage !== undefined) writer.stats.malformed++;
-    return;
-  }
-  const sessionId = writer.session(key, {
-    projectPath: line.cwd && isAbsolute(line.cwd) ? line.cwd : decodeFolder(file.folder),
-    createdAt: at,
-    ids,
-  });
-  const title = file.pendingTitles.get(key);
-  if (title !== undefined) {
-    writer.title(sessionId, title, "import");
-    file.pendingTitles.delete(key);
-  }
-  const lane: ImportLane = file.subagentFile || line.isSidechain ? "subagent" : "parent";
-  if (line.message) importContent(line, sessionId, at, lane, file, writer);
-  if (line.message?.usage !== undefined) importUsage(line, sessionId, at, lane, writer);
-}
-
-function importContent(
-  line: LineRecord,
-  sessionId: string,
-  at: number,
-  lane: ImportLane,
-  file: FileContext,
-  writer: ImportWriter,
-) {
-  const m = line.message!;
-  const role = m.role === "assistant" ? "assistant" : "user";
-  const base = line.uuid ?? `${m.id ?? "line"}@${at}`;
-  const content = typeof m.content === "string"
-    ? [{ type: "text", text: m.content }]
-    : m.content ?? [];
-  content.forEach((b, i) => {
-    const externalId = `${base}#${i}`;
-    if (b.type === "text" && b.text) {
-      writer.message(sessionId, { role, kind: "text", text: b.text, externalId, createdAt: at });
-      if (
-        role === "user" && lane === "parent" && !line.isMeta && !file.titled.has(sessionId) &&
-        !b.text.startsWith("<")
-      ) {
-        file.titled.add(sessionId);
-        writer.title(sessionId, derivedTitle(b.text), "derived");
-      }
-    } else if (b.type === "thinking" && b.thinking) {
-      writer.message(sessionId, {
-        role: "assistant",
-        kind: "thinking",
-        text: b.thinking,
-        externalId,
-        createdAt: at,
-      });
-    } else if (b.type === "tool_use" && b.id && b.name) {
-      const args = JSON.stringify(b.input ?? {});
-      writer.message(sessionId, {
-        role: "assistant",
-        kind: "tool_call",
-        text: `${b.name} ${args.length > 200 ? `${args.slice(0, 200)}…` : args}`,
-        toolCallId: b.id,
-        toolName: b.name,
-        toolArgs: args,
-        externalId,
-        createdAt: at,
-      });
-      file.calls.set(b.id, at);
-      writer.toolCall(sessionId, { callId: b.id, name: b.name, args, at });
-    } else if (b.type === "tool_result" && b.tool_use_id) {
-      const output = resultText(b.content);
-      writer.message(sessionId, {
-        role: "tool",
-        kind: "tool_result",
-        text: output.slice(0, 4000),
-        toolCallId: b.tool_use_id,
-        toolResult: output,
-        isError: b.is_error === true,
-        externalId,
-        createdAt: at,
-      });
-      writer.toolResult(sessionId, b.tool_use_id, {
-        status: b.is_error ? "error" : "ok",
-        output,
-        at,
-      });
-    }
-  });
-}
-
-function importUsage(
-  line: LineRecord,
-  sessionId: string,
-  at: number,
-  lane: ImportLane,
-  writer: ImportWriter,
-): void {
-  // Like ccusage: a usage object with missing or null counts is not a usage record.
-  const parsed = Usage.safeParse(line.message!.usage);
-  if (!parsed.success || hasNull(line.message!.usage)) {
-    writer.stats.malformed++;
-    return;
-  }
-  const u = parsed.data;
-  const write = u.cache_creation_input_tokens ?? 0;
-  const split = u.cache_creation && (u.cache_creation.ephemeral_5m_input_tokens !== undefined ||
-    u.cache_creation.ephemeral_1h_input_tokens !== undefined);
-  const w5 = split ? u.cache_creation!.ephemeral_5m_input_tokens ?? 0 : write;
-  const w1 = split ? u.cache_creation!.ephemeral_1h_input_tokens ?? 0 : 0;
-  const model = line.message!.model ?? "unknown";
-  const tokens = {
-    inputTokens: u.input_tokens,
-    outputTokens: u.output_tokens,
-    cacheReadTokens: u.cache_read_input_tokens ?? 0,
-    cacheWrite5mTokens: w5,
-    cacheWrite1hTokens: w1,
-  };
-  // Synthetic turns (local errors) are not billed.
-  const cost = model === "<synthetic>" ? { usd: 0, baselineUsd: 0 } : priceTokens(model, tokens);
-  const entry: ImportedUsage = {
-    lane,
-    provider: "anthropic",
-    model,
-    attempt: 1,
-    requestId: line.requestId ?? null,
-    responseId: line.message!.id ?? null,
-    ...tokens,
-    reasoningTokens: 0,
-    usageExact: true,
-    outputChars: 0,
-    costUsd: cost.usd,
-    baselineCostUsd: cost.baselineUsd,
-    finishReason: line.message!.stop_reason ?? null,
-    error: null,
-    latencyMs: null,
-    ttftMs: null,
-    prefixHash: null,
-    prefixRewrite: false,
-    expectedCacheReadPct: null,
-    actualCacheReadPct: null,
-    createdAt: at,
-  };
-  const id = line.message!.id;
-  const key = id ? (line.requestId ? `cc:${id}:${line.requestId}` : `cc:${id}`) : null;
-  writer.usage(sessionId, key, entry);
-}
-
-function hasNull(usage: unknown): boolean {
-  const u = usage as Record<string, unknown>;
-  return ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
-    .some((k) => u[k] === null);
-}
-
-function resultText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content.map((
-      c,
-    ) => (c && typeof c === "object" && "text" in c ? String((c as { text: unknown }).text) : ""))
-      .join("\n");
-  }
-  return content === undefined ? "" : JSON.stringify(content);
-}
-
-function derivedTitle(text: string): string {
-  const line = text.split("\n").map((l) => l.trim()).find((l) => l) ?? "";
-  const flat = line.replace(/\s+/g, " ");
-  return flat.length <= 60 ? flat : `${flat.slice(0, 60).replace(/\s+\S*$/, "")}…`;
-}
-
-/** Best guess at a cwd from Claude Code's folder name ("-home-me-app" -> "/home/me/app"; lossy). */
-function decodeFolder(folder: string): string {
-  return folder.startsWith("-") ? folder.replace(/-/g, "/") : `/${folder}`;
 }

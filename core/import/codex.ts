@@ -114,7 +114,7 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportSt
     };
     try {
       for (const batch of readLineBatches(path, 0)) {
-        for (const text of batch.lines) handleLine(text, state, writer, options.ids);
+        for (const text of batch.lines) handleLine(text, state, writer);
         writer.fileRead(path, { size: info.size, mtimeMs, offset: batch.offset });
         writer.commitIfFull();
       }
@@ -129,7 +129,7 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportSt
   return stats;
 }
 
-function handleLine(text: string, state: FileState, writer: ImportWriter, ids: Ids): void {
+function handleLine(text: string, state: FileState, writer: ImportWriter): void {
   if (text.trim() === "") return;
   let json: unknown;
   try {
@@ -164,7 +164,6 @@ function handleLine(text: string, state: FileState, writer: ImportWriter, ids: I
   const sessionId = state.sessionId ??= writer.session(state.sessionKey, {
     projectPath: state.cwd && isAbsolute(state.cwd) ? state.cwd : "/unknown",
     createdAt: at,
-    ids,
   });
   if (type === "response_item") importItem(payload, sessionId, at, state, writer);
   else if (type === "event_msg" && payload.type === "token_count") {

@@ -11,40 +11,9 @@ import {
   type TitleSource,
 } from "../storage/sessions.ts";
 import { type ToolCallRecord, type ToolCallStatus, ToolCallStore } from "../storage/tool_calls.ts";
+import type { ImportStats } from "./stats.ts";
 
-/** What an import did (`--json` summary). */
-export interface ImportStats {
-  files: number;
-  skippedFiles: number;
-  sessions: number;
-  messages: number;
-  ledgerRows: number;
-  /** Rows replaced by a later, fuller copy of the same response (streamed lines). */
-  updatedRows: number;
-  /** Usage lines dropped because the same response was already counted. */
-  duplicates: number;
-  /** Lines that were not JSON, or not a record bonsai understands. */
-  malformed: number;
-  /** Well-formed records of a type bonsai does not know (a newer tool version, say). */
-  unknownRecords: number;
-  unreadable: number;
-}
-
-/** A new, empty tally. */
-export function emptyStats(): ImportStats {
-  return {
-    files: 0,
-    skippedFiles: 0,
-    sessions: 0,
-    messages: 0,
-    ledgerRows: 0,
-    updatedRows: 0,
-    duplicates: 0,
-    malformed: 0,
-    unknownRecords: 0,
-    unreadable: 0,
-  };
-}
+export { emptyStats, type ImportStats } from "./stats.ts";
 
 /**
  * How much an import queues before it commits: enough that a transaction touches each index
@@ -74,6 +43,46 @@ const NORMAL_CHECKPOINT_PAGES = 1000;
 
 /** The usage of one imported API response, before it is tied to a session. */
 export type ImportedUsage = Omit<LedgerEntry, "sessionId" | "projectId">;
+
+/** A source session seen for the first time: where it worked, and when it began. */
+export interface SessionInit {
+  readonly projectPath: string;
+  readonly createdAt: number;
+}
+
+/** A transcript entry as a parser hands it over. */
+export type ImportedMessage = MessageInput & { externalId: string; createdAt: number };
+
+/** A tool call as a parser hands it over (its result may come later). */
+export interface ImportedCall {
+  readonly callId: string;
+  readonly name: string;
+  readonly args: string;
+  readonly at: number;
+}
+
+/** A tool call's result as a parser hands it over. */
+export interface ImportedResult {
+  readonly status: ToolCallStatus;
+  readonly output: string;
+  readonly at: number;
+}
+
+/**
+ * What a parser of source records writes to: the ImportWriter itself, or a recorder that
+ * carries the calls from a parsing worker to the writer (see import_ops.ts).
+ */
+export interface ImportSink {
+  /** Counters the parser bumps (malformed lines, unknown records). */
+  readonly stats: ImportStats;
+  /** The id under which a source session's records are queued. */
+  session(key: string, init: SessionInit): string;
+  title(sessionId: string, title: string, source: TitleSource): void;
+  message(sessionId: string, input: ImportedMessage): void;
+  usage(sessionId: string, key: string | null, entry: ImportedUsage): void;
+  toolCall(sessionId: string, call: ImportedCall): void;
+  toolResult(sessionId: string, callId: string, result: ImportedResult): void;
+}
 
 interface PendingSession {
   messages: (MessageInput & { externalId: string })[];
@@ -108,8 +117,9 @@ interface LateResult {
  * committed with the records read from them, so an interrupted import resumes exactly.
  * Big commits matter: every transaction rewrites the index pages it touches.
  */
-export class ImportWriter {
+export class ImportWriter implements ImportSink {
   readonly #db: Db;
+  readonly #ids: Ids;
   readonly #source: Exclude<SessionSource, "bonsai">;
   readonly #sessions: SessionStore;
   readonly #messages: MessageStore;
@@ -143,6 +153,7 @@ export class ImportWriter {
     options: { bulkRecords?: number } = {},
   ) {
     this.#db = db;
+    this.#ids = ids;
     this.#bulkRecords = options.bulkRecords ?? BULK_RECORDS;
     this.#source = source;
     this.#sessions = new SessionStore(db, ids);
@@ -170,7 +181,7 @@ export class ImportWriter {
   }
 
   /** The bonsai session for a source session id, created (at the next commit) on first sight. */
-  session(key: string, init: { projectPath: string; createdAt: number; ids: Ids }): string {
+  session(key: string, init: SessionInit): string {
     const known = this.#byKey.get(key);
     if (known) return known.id;
     const stored = this.#sessions.findExternal(this.#source, key);
@@ -185,7 +196,7 @@ export class ImportWriter {
         fresh: false,
       }
       : {
-        id: init.ids.at(init.createdAt),
+        id: this.#ids.at(init.createdAt),
         projectId: null,
         title: DEFAULT_TITLE,
         titleSource: "default",
@@ -207,10 +218,7 @@ export class ImportWriter {
   }
 
   /** Queues a transcript entry (skipped at write time if already imported). */
-  message(
-    sessionId: string,
-    input: MessageInput & { externalId: string; createdAt: number },
-  ): void {
+  message(sessionId: string, input: ImportedMessage): void {
     let p = this.#pending.get(sessionId);
     if (!p) this.#pending.set(sessionId, p = { messages: [] });
     p.messages.push(input);
@@ -240,10 +248,7 @@ export class ImportWriter {
   }
 
   /** Queues a tool call (its result may come later). */
-  toolCall(
-    sessionId: string,
-    call: { callId: string; name: string; args: string; at: number },
-  ): void {
+  toolCall(sessionId: string, call: ImportedCall): void {
     this.#queued++;
     this.#queuedBytes += call.args.length;
     let calls = this.#calls.get(sessionId);
@@ -265,11 +270,7 @@ export class ImportWriter {
   }
 
   /** Completes a tool call with its result (in place when the call is queued too). */
-  toolResult(
-    sessionId: string,
-    callId: string,
-    result: { status: ToolCallStatus; output: string; at: number },
-  ): void {
+  toolResult(sessionId: string, callId: string, result: ImportedResult): void {
     this.#queued++;
     this.#queuedBytes += result.output.length;
     const calls = this.#calls.get(sessionId);

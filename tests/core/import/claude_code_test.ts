@@ -340,3 +340,58 @@ Deno.test("a bulk import builds the tool-duration index once at the end; without
   assert.ok(hasIndex(bulk.db, DURATION_INDEX));
   assert.deepEqual(tools(bulk.db), expected);
 });
+
+Deno.test("parsing on a worker thread imports exactly what parsing on the writer's thread does", async () => {
+  await using dir = await tempDir();
+  const logs = join(dir.path, "claude");
+  await generateClaudeLogs({ out: logs, entries: 1500, seed: 11, days: 10 });
+  const dump = async (parallel: boolean) => {
+    const { db, ids } = await openTestDb(join(dir.path, `home-${parallel}`));
+    using _ = db;
+    const stats = await importClaudeCode({ db, ids, roots: [logs], parallel });
+    const rows = (sql: string) => db.connection.prepare(sql).all();
+    const again = await importClaudeCode({ db, ids, roots: [logs], parallel });
+    return {
+      stats,
+      again,
+      sessions: rows(
+        `SELECT s.external_id, s.title, s.title_source, s.created_at, s.message_count, p.root_path
+         FROM sessions s JOIN projects p ON p.id = s.project_id ORDER BY s.external_id`,
+      ),
+      messages: rows(
+        `SELECT s.external_id AS session, m.seq, m.role, m.kind, m.text, m.tool_call_id, m.tool_args,
+           m.tool_result, m.is_error, m.external_id, m.created_at
+         FROM messages m JOIN sessions s ON s.id = m.session_id ORDER BY s.external_id, m.seq`,
+      ),
+      ledger: rows(
+        `SELECT external_id, lane, model, input_tokens, output_tokens, cache_read_tokens,
+           cache_write_5m_tokens, cache_write_1h_tokens, cost_usd, created_at
+         FROM ledger ORDER BY id`,
+      ),
+      calls: rows(
+        `SELECT s.external_id AS session, t.call_id, t.tool_name, t.status, t.result, t.duration_ms
+         FROM tool_calls t JOIN sessions s ON s.id = t.session_id ORDER BY s.external_id, t.call_id`,
+      ),
+    };
+  };
+  const inline = await dump(false);
+  // Count the worker's replies, so a worker that silently failed to start cannot pass.
+  const RealWorker = globalThis.Worker;
+  let replies = 0;
+  globalThis.Worker = class extends RealWorker {
+    constructor(url: string | URL, options?: WorkerOptions) {
+      super(url, options);
+      this.addEventListener("message", () => replies++);
+    }
+  };
+  let worker;
+  try {
+    worker = await dump(true);
+  } finally {
+    globalThis.Worker = RealWorker;
+  }
+  assert.ok(replies > 10, `the worker replied ${replies} times`);
+  assert.ok(inline.messages.length > 1000 && inline.ledger.length > 1000);
+  assert.equal(worker.again.skippedFiles, worker.again.files);
+  assert.deepEqual(worker, inline);
+});

@@ -1,0 +1,37 @@
+// The messages between a Claude Code import and its parsing worker (claude_worker.ts).
+import type { ImportedFile } from "../storage/import_files.ts";
+import type { ImportOp } from "./import_ops.ts";
+import type { ImportStats } from "./stats.ts";
+
+/** A file to parse from byte `from`; `index` is its place in the import's file list. */
+export interface ClaudeFileJob {
+  readonly index: number;
+  readonly path: string;
+  readonly from: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** At most this many bytes of log are parsed ahead of the writer (bounds memory). */
+export const IN_FLIGHT_BYTES = 8 << 20;
+
+/** Main thread to worker: the files to parse, then an acknowledgement per batch written. */
+export type ParseRequest =
+  | { readonly kind: "start"; readonly jobs: readonly ClaudeFileJob[] }
+  | { readonly kind: "ack"; readonly bytes: number };
+
+/** Worker to main thread. */
+export type ParseReply =
+  | {
+    readonly kind: "batch";
+    readonly index: number;
+    readonly path: string;
+    /** How far the file has been read, or null when it could not be read. */
+    readonly progress: ImportedFile | null;
+    /** Bytes of the file this batch covers (what the acknowledgement gives back). */
+    readonly bytes: number;
+    readonly ops: ImportOp[];
+    readonly stats: ImportStats;
+  }
+  | { readonly kind: "end" }
+  | { readonly kind: "error"; readonly message: string };

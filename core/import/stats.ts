@@ -1,0 +1,35 @@
+// The tally of an import, shared by the writer and the parsing workers.
+
+/** What an import did (`--json` summary). */
+export interface ImportStats {
+  files: number;
+  skippedFiles: number;
+  sessions: number;
+  messages: number;
+  ledgerRows: number;
+  /** Rows replaced by a later, fuller copy of the same response (streamed lines). */
+  updatedRows: number;
+  /** Usage lines dropped because the same response was already counted. */
+  duplicates: number;
+  /** Lines that were not JSON, or not a record bonsai understands. */
+  malformed: number;
+  /** Well-formed records of a type bonsai does not know (a newer tool version, say). */
+  unknownRecords: number;
+  unreadable: number;
+}
+
+/** A new, empty tally. */
+export function emptyStats(): ImportStats {
+  return {
+    files: 0,
+    skippedFiles: 0,
+    sessions: 0,
+    messages: 0,
+    ledgerRows: 0,
+    updatedRows: 0,
+    duplicates: 0,
+    malformed: 0,
+    unknownRecords: 0,
+    unreadable: 0,
+  };
+}
