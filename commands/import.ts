@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BonsaiError } from "../core/errors.ts";
 import { claudeRoots, importClaudeCode } from "../core/import/claude_code.ts";
 import { codexRoots, importCodex } from "../core/import/codex.ts";
-import type { ImportStats } from "../core/import/import_writer.ts";
+import type { ImportStats } from "../core/import/stats.ts";
 import { openDb, parseOptions, uiFor } from "./context.ts";
 import { EXIT } from "./exit_codes.ts";
 import type { World } from "./world.ts";

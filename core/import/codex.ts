@@ -6,7 +6,8 @@ import type { Db } from "../storage/db.ts";
 import { ImportFileStore } from "../storage/import_files.ts";
 import { priceTokens } from "../usage/pricing.ts";
 import { findFiles, readLineBatches } from "./jsonl_reader.ts";
-import { emptyStats, type ImportedUsage, type ImportStats, ImportWriter } from "./import_writer.ts";
+import { type ImportedUsage, ImportWriter } from "./import_writer.ts";
+import { emptyStats, type ImportStats } from "./stats.ts";
 
 // Codex CLI rollouts: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl, one
 // {timestamp, type, payload} envelope per line. Usage comes from token_count events:

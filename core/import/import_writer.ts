@@ -13,8 +13,6 @@ import {
 import { type ToolCallRecord, type ToolCallStatus, ToolCallStore } from "../storage/tool_calls.ts";
 import type { ImportStats } from "./stats.ts";
 
-export { emptyStats, type ImportStats } from "./stats.ts";
-
 /**
  * How much an import queues before it commits: enough that a transaction touches each index
  * page once for many rows, little enough to keep memory flat and the write lock short
@@ -142,7 +140,6 @@ export class ImportWriter implements ImportSink {
   #queuedBytes = 0;
   readonly #byKey = new Map<string, SessionState>();
   readonly #byId = new Map<string, SessionState>();
-
   readonly #bulkRecords: number;
 
   constructor(
