@@ -43,7 +43,7 @@ export interface ClaudeImportOptions {
 }
 
 /** Log bytes above which an import parses on a worker thread (starting one costs ~0.1 s). */
-const PARALLEL_BYTES = 32 << 20;
+const PARALLEL_BYTES = 16 << 20;
 
 /**
  * Imports Claude Code history: each transcript becomes a session (subagent files fold into
