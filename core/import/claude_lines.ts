@@ -5,7 +5,7 @@ import { z } from "zod";
 import { priceTokens } from "../usage/pricing.ts";
 import type { ClaudeFileJob } from "./claude_jobs.ts";
 import type { ImportedUsage, ImportLane, ImportSink } from "./import_writer.ts";
-import { readLineBatches } from "./jsonl_reader.ts";
+import { parseJsonLine, readLineBatches } from "./jsonl_reader.ts";
 
 // Claude Code transcripts: <config>/projects/<encoded cwd>/<session>.jsonl, subagents in
 // <session>/subagents/agent-*.jsonl (or agent-*.jsonl beside the sessions, or inline with
@@ -107,14 +107,8 @@ function fileContext(
 
 /** Parses one transcript line into the sink; bad lines are counted, never thrown. */
 export function handleLine(text: string, file: FileContext, sink: ImportSink): void {
-  if (text.trim() === "") return;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    sink.stats.malformed++;
-    return;
-  }
+  const json = parseJsonLine(text, sink.stats);
+  if (json === undefined) return;
   const parsed = Line.safeParse(json);
   if (!parsed.success) {
     sink.stats.malformed++;

@@ -5,7 +5,7 @@ import type { Ids } from "../ids.ts";
 import type { Db } from "../storage/db.ts";
 import { ImportFileStore } from "../storage/import_files.ts";
 import { priceTokens } from "../usage/pricing.ts";
-import { findFiles, readLineBatches } from "./jsonl_reader.ts";
+import { findFiles, parseJsonLine, readLineBatches } from "./jsonl_reader.ts";
 import { type ImportedUsage, ImportWriter } from "./import_writer.ts";
 import { emptyStats, type ImportStats } from "./stats.ts";
 
@@ -131,14 +131,8 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportSt
 }
 
 function handleLine(text: string, state: FileState, writer: ImportWriter): void {
-  if (text.trim() === "") return;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    writer.stats.malformed++;
-    return;
-  }
+  const json = parseJsonLine(text, writer.stats);
+  if (json === undefined) return;
   const parsed = Envelope.safeParse(json);
   if (!parsed.success) {
     // Files from before the envelope format (no token counts) have bare items: not usage.

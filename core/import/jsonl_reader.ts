@@ -1,3 +1,14 @@
+/** A line's JSON value; undefined for a blank line, or for one that is not JSON (counted). */
+export function parseJsonLine(text: string, stats: { malformed: number }): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    stats.malformed++;
+    return undefined;
+  }
+}
+
 /** Lines of a file from a byte offset, and where reading stopped. */
 export interface LineBatch {
   readonly lines: string[];
