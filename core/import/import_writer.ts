@@ -330,9 +330,7 @@ export class ImportWriter implements ImportSink {
       }
       const groups = [...this.#pending].map(([sessionId, p]) => ({
         sessionId,
-        messages: this.#byId.get(sessionId)?.fresh
-          ? p.messages
-          : p.messages.filter((m) => !this.#messages.hasExternal(sessionId, m.externalId)),
+        messages: this.#newMessages(sessionId, p.messages),
       })).filter((g) => g.messages.length > 0);
       this.#messages.appendMany(groups);
       for (const g of groups) this.stats.messages += g.messages.length;
@@ -376,6 +374,22 @@ export class ImportWriter implements ImportSink {
     this.#fileProgress = new Map();
     this.#queued = 0;
     this.#queuedBytes = 0;
+  }
+
+  /**
+   * The queued entries a session does not hold yet: a session this import created holds
+   * only what earlier commits wrote (never the same line: files are read on from where
+   * they stopped); one that existed before may be re-reading a rewritten file.
+   */
+  #newMessages(sessionId: string, queued: PendingSession["messages"]): PendingSession["messages"] {
+    const seen = this.#byId.get(sessionId)?.fresh
+      ? new Set<string>()
+      : this.#messages.externalIds(sessionId);
+    return queued.filter((m) => {
+      if (seen.has(m.externalId)) return false;
+      seen.add(m.externalId);
+      return true;
+    });
   }
 
   #projectOf(sessionId: string): number {

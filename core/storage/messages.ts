@@ -239,10 +239,12 @@ export class MessageStore {
     return row.seq ?? 0;
   }
 
-  /** Whether an imported entry with this external id is already stored in the session. */
-  hasExternal(sessionId: string, externalId: string): boolean {
-    return this.#db.prepare("SELECT 1 FROM messages WHERE session_id = ? AND external_id = ?")
-      .get(sessionId, externalId) !== undefined;
+  /** The external ids (source record ids) of a session's imported entries. */
+  externalIds(sessionId: string): Set<string> {
+    const rows = this.#db.prepare(
+      "SELECT external_id AS id FROM messages WHERE session_id = ? AND external_id IS NOT NULL",
+    ).all(sessionId) as { id: string }[];
+    return new Set(rows.map((r) => r.id));
   }
 
   /** How many entries exist across all sessions. */

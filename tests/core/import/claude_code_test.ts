@@ -219,6 +219,20 @@ Deno.test("Claude Code import is idempotent and incremental; partial last lines 
   assert.equal(finished.updatedRows, 1, "the finished copy replaces the partial one");
   assert.equal(row().o, 250);
   assert.equal(count("SELECT count(*) AS n FROM ledger"), before[0]! + 1);
+  // A file rewritten shorter (compacted, say) is read again from its start: the entries
+  // the session holds are not added twice; a new one is.
+  const messages = count("SELECT count(*) AS n FROM messages");
+  const kept = (await Deno.readTextFile(path)).split("\n").filter((l) => l.trim()).slice(0, 3);
+  await Deno.writeTextFile(path, [...kept, line(9, "rewritten tail")].join("\n") + "\n");
+  const reread = await importClaudeCode({ db, ids, roots: [logs] });
+  assert.equal(reread.messages, 1, "only the new line's entry");
+  assert.equal(count("SELECT count(*) AS n FROM messages"), messages + 1);
+  assert.equal(
+    count(
+      "SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE external_id IS NOT NULL GROUP BY session_id, external_id HAVING count(*) > 1)",
+    ),
+    0,
+  );
 });
 
 Deno.test("Claude Code import: duplicates, requestless responses, sidechains, titles, malformed lines and search", async () => {
