@@ -8,6 +8,7 @@ import usageSpeed from "./0005_usage_speed.sql" with { type: "text" };
 import dropUnusedIndexes from "./0006_drop_unused_indexes.sql" with { type: "text" };
 import messageSearchTrigger from "./0007_message_search_trigger.sql" with { type: "text" };
 import dropMessageExternal from "./0008_drop_message_external_index.sql" with { type: "text" };
+import sessionsByCost from "./0009_sessions_by_cost.sql" with { type: "text" };
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 6, name: "0006_drop_unused_indexes", sql: dropUnusedIndexes },
   { version: 7, name: "0007_message_search_trigger", sql: messageSearchTrigger },
   { version: 8, name: "0008_drop_message_external_index", sql: dropMessageExternal },
+  { version: 9, name: "0009_sessions_by_cost", sql: sessionsByCost },
 ];
