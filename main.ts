@@ -3,6 +3,7 @@
 import config from "./deno.json" with { type: "json" };
 import { systemClock } from "./core/clock.ts";
 import { BonsaiError } from "./core/errors.ts";
+import { importLater } from "./core/modules.ts";
 import { cryptoRandom, ulidSource } from "./core/ids.ts";
 import { EXIT, exitCodeFor } from "./commands/exit_codes.ts";
 import type { World } from "./commands/world.ts";
@@ -43,7 +44,9 @@ async function main(args: string[]): Promise<number> {
     return EXIT.OK;
   }
   try {
-    const { runCli } = await import("./commands/program.ts");
+    const { runCli } = await importLater<typeof import("./commands/program.ts")>(
+      new URL("./commands/program.ts", import.meta.url),
+    );
     return await runCli(args, world);
   } catch (err) {
     return report(err, args);

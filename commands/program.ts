@@ -1,9 +1,26 @@
 import { Command, CommanderError } from "commander";
 import { BonsaiError } from "../core/errors.ts";
+import { importLater } from "../core/modules.ts";
 import { closest } from "../core/suggest.ts";
 import { BUDGET_OPTIONS as BUDGET_FLAGS } from "../core/agent/budget_settings.ts";
 import { EXIT } from "./exit_codes.ts";
 import type { World } from "./world.ts";
+
+/** The command modules, each loaded only when its command runs (see core/modules.ts). */
+interface Commands {
+  run: typeof import("./run.ts");
+  repl: typeof import("./repl.ts");
+  sessions: typeof import("./sessions.ts");
+  search: typeof import("./search.ts");
+  usage: typeof import("./usage.ts");
+  import: typeof import("./import.ts");
+  settings: typeof import("./settings.ts");
+  db: typeof import("./db.ts");
+}
+
+function command<K extends keyof Commands>(name: K): Promise<Commands[K]> {
+  return importLater(new URL(`./${name}.ts`, import.meta.url));
+}
 
 // The command-line grammar. Command modules are imported only when their command runs, so
 // `bonsai --version` and `bonsai --help` start fast.
@@ -123,9 +140,9 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
   program.action(run(async () => {
     const opts = program.opts();
     if (opts.print !== undefined) {
-      return (await import("./run.ts")).runHeadless(world, opts.print, opts);
+      return (await command("run")).runHeadless(world, opts.print, opts);
     }
-    return (await import("./repl.ts")).runRepl(world, opts);
+    return (await command("repl")).runRepl(world, opts);
   }));
 
   const runCommand = addRunOptions(program.command("run <prompt...>"))
@@ -138,7 +155,7 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
     )
     .action((words: string[]) =>
       run(async () =>
-        (await import("./run.ts")).runHeadless(world, words.join(" "), runCommand.opts())
+        (await command("run")).runHeadless(world, words.join(" "), runCommand.opts())
       )()
     );
 
@@ -149,34 +166,34 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
     .option("--all", "list the sessions of every project")
     .option("--limit <n>", "show at most N sessions")
     .option("--json", "print a JSON array")
-    .action(run(async () => (await import("./sessions.ts")).listSessions(world, sessions.opts())));
+    .action(run(async () => (await command("sessions")).listSessions(world, sessions.opts())));
   const show = sessions.command("show <id>")
     .description("show a session: details, episodes and transcript (any unique id prefix)")
     .option("--all", "print every message, not just the last 40")
     .option("--json", "print one JSON object with every message")
     .action((id: string) =>
-      run(async () => (await import("./sessions.ts")).showSession(world, id, show.opts()))()
+      run(async () => (await command("sessions")).showSession(world, id, show.opts()))()
     );
   sessions.command("rename <id> <title...>")
     .description("rename a session")
     .action((id: string, title: string[]) =>
-      run(async () => (await import("./sessions.ts")).renameSession(world, id, title.join(" ")))()
+      run(async () => (await command("sessions")).renameSession(world, id, title.join(" ")))()
     );
   sessions.command("pin <id>")
     .description("pin a session to the top of listings")
     .action((id: string) =>
-      run(async () => (await import("./sessions.ts")).pinSession(world, id, true))()
+      run(async () => (await command("sessions")).pinSession(world, id, true))()
     );
   sessions.command("unpin <id>")
     .description("unpin a session")
     .action((id: string) =>
-      run(async () => (await import("./sessions.ts")).pinSession(world, id, false))()
+      run(async () => (await command("sessions")).pinSession(world, id, false))()
     );
   const forget = sessions.command("forget <id>")
     .description("delete a session and everything recorded with it")
     .option("-y, --yes", "do not ask for confirmation")
     .action((id: string) =>
-      run(async () => (await import("./sessions.ts")).forgetSession(world, id, forget.opts()))()
+      run(async () => (await command("sessions")).forgetSession(world, id, forget.opts()))()
     );
 
   const search = program.command("search <query...>")
@@ -187,7 +204,7 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
     .option("--limit <n>", "at most N results (default 20)")
     .option("--json", "print a JSON array, best match first")
     .action((words: string[]) =>
-      run(async () => (await import("./search.ts")).search(world, words, search.opts()))()
+      run(async () => (await command("search")).search(world, words, search.opts()))()
     );
 
   const usageCommand = program.command("usage [tab]")
@@ -201,7 +218,7 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
     .option("--breakdown", "per model inside each day")
     .option("--json", "print one JSON object (every tab when no tab is given)")
     .action((tab: string | undefined) =>
-      run(async () => (await import("./usage.ts")).usage(world, tab, usageCommand.opts()))()
+      run(async () => (await command("usage")).usage(world, tab, usageCommand.opts()))()
     );
 
   const importCommand = program.command("import <source>")
@@ -218,7 +235,7 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
     )
     .action((source: string) =>
       run(async () =>
-        (await import("./import.ts")).importHistory(world, source, importCommand.opts())
+        (await command("import")).importHistory(world, source, importCommand.opts())
       )()
     );
 
@@ -226,16 +243,16 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
     .description("saved budget presets and defaults (flags override them for a run)")
     .enablePositionalOptions()
     .option("--json", "print a JSON object of every setting (null when unset)")
-    .action(run(async () => (await import("./settings.ts")).listSettings(world, settings.opts())));
+    .action(run(async () => (await command("settings")).listSettings(world, settings.opts())));
   settings.command("set <key> <value...>")
     .description("save a setting, e.g. 'settings set budget.max_turns 40'")
     .action((key: string, value: string[]) =>
-      run(async () => (await import("./settings.ts")).setSetting(world, key, value.join(" ")))()
+      run(async () => (await command("settings")).setSetting(world, key, value.join(" ")))()
     );
   settings.command("unset <key>")
     .description("remove a saved setting")
     .action((key: string) =>
-      run(async () => (await import("./settings.ts")).unsetSetting(world, key))()
+      run(async () => (await command("settings")).unsetSetting(world, key))()
     );
 
   const db = program.command("db").description("inspect, back up and restore the database");
@@ -243,17 +260,17 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
     .description("path, schema version, size, counts and backups (never changes anything)")
     .option("--check", "also run SQLite's integrity_check")
     .option("--json", "print a JSON object")
-    .action(run(async () => (await import("./db.ts")).dbStatus(world, status.opts())));
+    .action(run(async () => (await command("db")).dbStatus(world, status.opts())));
   const backups = db.command("backups")
     .description("list backups, newest first")
     .option("--json", "print a JSON array")
-    .action(run(async () => (await import("./db.ts")).dbBackups(world, backups.opts())));
+    .action(run(async () => (await command("db")).dbBackups(world, backups.opts())));
   const restore = db.command("restore <name>")
     .description("replace the database with a backup (the current one is backed up first)")
     .option("-y, --yes", "do not ask for confirmation")
     .option("--force", "restore even while other bonsai processes are live")
     .action((name: string) =>
-      run(async () => (await import("./db.ts")).dbRestore(world, name, restore.opts()))()
+      run(async () => (await command("db")).dbRestore(world, name, restore.opts()))()
     );
 
   return program;
