@@ -4,8 +4,8 @@ import { join } from "node:path";
 import type { Env } from "../home.ts";
 import type { Ids } from "../ids.ts";
 import type { Db } from "../storage/db.ts";
-import { ImportFileStore } from "../storage/import_files.ts";
-import type { ClaudeFileJob, ParseReply, ParseRequest } from "./claude_jobs.ts";
+import type { ParseReply, ParseRequest } from "./claude_jobs.ts";
+import { type FileJob, pendingFiles } from "./file_jobs.ts";
 import { addStats, replayOps } from "./import_ops.ts";
 import { ImportWriter } from "./import_writer.ts";
 import { parseClaudeFiles } from "./claude_lines.ts";
@@ -60,26 +60,7 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
     for (const f of await findFiles(projectsDir(root), (n) => n.endsWith(".jsonl"))) files.add(f);
   }
   const all = [...files];
-  const bookkeeping = new ImportFileStore(options.db);
-  const jobs: ClaudeFileJob[] = [];
-  for (const [index, path] of all.entries()) {
-    stats.files++;
-    let info: Deno.FileInfo;
-    try {
-      info = Deno.statSync(path);
-    } catch {
-      stats.unreadable++;
-      continue;
-    }
-    const mtimeMs = info.mtime?.getTime() ?? 0;
-    const known = bookkeeping.get("claude-code", path);
-    if (known && known.size === info.size && known.mtimeMs === mtimeMs) {
-      stats.skippedFiles++;
-      continue;
-    }
-    const from = known && info.size >= known.offset ? known.offset : 0;
-    jobs.push({ index, path, from, size: info.size, mtimeMs });
-  }
+  const jobs = pendingFiles(options.db, "claude-code", all, stats, { resume: true });
   const pending = jobs.reduce((n, job) => n + job.size - job.from, 0);
   const sessions = new Map<string, string>();
   const parallel = options.parallel ?? pending > PARALLEL_BYTES;
@@ -113,7 +94,7 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
  * first failure of either side.
  */
 async function parseInWorker(
-  jobs: readonly ClaudeFileJob[],
+  jobs: readonly FileJob[],
   write: (batch: Extract<ParseReply, { kind: "batch" }>) => void,
 ): Promise<boolean> {
   if (jobs.length === 0) return true;

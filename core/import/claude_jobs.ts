@@ -1,23 +1,15 @@
 // The messages between a Claude Code import and its parsing worker (claude_worker.ts).
 import type { ImportedFile } from "../storage/import_files.ts";
+import type { FileJob } from "./file_jobs.ts";
 import type { ImportOp } from "./import_ops.ts";
 import type { ImportStats } from "./stats.ts";
-
-/** A file to parse from byte `from`; `index` is its place in the import's file list. */
-export interface ClaudeFileJob {
-  readonly index: number;
-  readonly path: string;
-  readonly from: number;
-  readonly size: number;
-  readonly mtimeMs: number;
-}
 
 /** At most this many bytes of log are parsed ahead of the writer (bounds memory). */
 export const IN_FLIGHT_BYTES = 8 << 20;
 
 /** Main thread to worker: the files to parse, then an acknowledgement per batch written. */
 export type ParseRequest =
-  | { readonly kind: "start"; readonly jobs: readonly ClaudeFileJob[] }
+  | { readonly kind: "start"; readonly jobs: readonly FileJob[] }
   | { readonly kind: "ack"; readonly bytes: number };
 
 /** Worker to main thread. */

@@ -3,7 +3,7 @@
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { priceTokens } from "../usage/pricing.ts";
-import type { ClaudeFileJob } from "./claude_jobs.ts";
+import type { FileJob } from "./file_jobs.ts";
 import type { ImportedUsage, ImportLane, ImportSink } from "./import_writer.ts";
 import { parseJsonLine, readLineBatches } from "./jsonl_reader.ts";
 
@@ -303,9 +303,9 @@ function decodeFolder(folder: string): string {
  * not be read, and was counted unreadable).
  */
 export async function parseClaudeFiles(
-  jobs: readonly ClaudeFileJob[],
+  jobs: readonly FileJob[],
   sink: ImportSink,
-  batchDone: (job: ClaudeFileJob, offset: number | null, bytes: number) => void | Promise<void>,
+  batchDone: (job: FileJob, offset: number | null, bytes: number) => void | Promise<void>,
 ): Promise<void> {
   const pendingTitles = new Map<string, string>();
   for (const job of jobs) {

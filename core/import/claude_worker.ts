@@ -2,12 +2,8 @@
 // parses their lines and posts the recorded sink calls back in batches, never more than
 // IN_FLIGHT_BYTES of file ahead of the writer (which acknowledges each batch).
 import { parseClaudeFiles } from "./claude_lines.ts";
-import {
-  type ClaudeFileJob,
-  IN_FLIGHT_BYTES,
-  type ParseReply,
-  type ParseRequest,
-} from "./claude_jobs.ts";
+import { IN_FLIGHT_BYTES, type ParseReply, type ParseRequest } from "./claude_jobs.ts";
+import type { FileJob } from "./file_jobs.ts";
 import { OpRecorder } from "./import_ops.ts";
 
 const scope = self as unknown as {
@@ -34,7 +30,7 @@ scope.onmessage = (event) => {
   }
 };
 
-async function parse(jobs: readonly ClaudeFileJob[]): Promise<void> {
+async function parse(jobs: readonly FileJob[]): Promise<void> {
   const recorder = new OpRecorder();
   await parseClaudeFiles(jobs, recorder, (job, offset, bytes) =>
     send({

@@ -3,8 +3,8 @@ import { z } from "zod";
 import type { Env } from "../home.ts";
 import type { Ids } from "../ids.ts";
 import type { Db } from "../storage/db.ts";
-import { ImportFileStore } from "../storage/import_files.ts";
 import { priceTokens } from "../usage/pricing.ts";
+import { pendingFiles } from "./file_jobs.ts";
 import { findFiles, parseJsonLine, readLineBatches } from "./jsonl_reader.ts";
 import { type ImportedUsage, ImportWriter } from "./import_writer.ts";
 import { emptyStats, type ImportStats } from "./stats.ts";
@@ -83,24 +83,10 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportSt
       : [root];
     for (const d of dirs) files.push(...await findFiles(d, (n) => n.endsWith(".jsonl")));
   }
-  const bookkeeping = new ImportFileStore(options.db);
-  for (const [i, path] of files.entries()) {
-    options.progress?.(i, files.length);
-    stats.files++;
-    let info: Deno.FileInfo;
-    try {
-      info = Deno.statSync(path);
-    } catch {
-      stats.unreadable++;
-      continue;
-    }
-    const mtimeMs = info.mtime?.getTime() ?? 0;
-    const known = bookkeeping.get("codex", path);
-    if (known && known.size === info.size && known.mtimeMs === mtimeMs) {
-      stats.skippedFiles++;
-      continue;
-    }
-    // A grown file is re-read whole: the session's model and running totals come from its start.
+  // A grown file is re-read whole: the session's model and running totals come from its start.
+  for (const job of pendingFiles(options.db, "codex", files, stats, { resume: false })) {
+    options.progress?.(job.index, files.length);
+    const path = job.path;
     const state: FileState = {
       sessionKey: (path.split("/").pop() ?? path).replace(/\.jsonl$/, "").replace(
         /^rollout-[\dT:-]+-/,
@@ -116,7 +102,7 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportSt
     try {
       for (const batch of readLineBatches(path, 0)) {
         for (const text of batch.lines) handleLine(text, state, writer);
-        writer.fileRead(path, { size: info.size, mtimeMs, offset: batch.offset });
+        writer.fileRead(path, { size: job.size, mtimeMs: job.mtimeMs, offset: batch.offset });
         writer.commitIfFull();
       }
     } catch (err) {
