@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BUDGET_OPTIONS } from "../core/agent/budget_settings.ts";
 import { findProjectRoot } from "../core/project_root.ts";
-import { SessionService } from "../core/service/session_service.ts";
+import { sessionServiceFor } from "./service.ts";
 import { findResumable } from "../core/session/lifecycle.ts";
 import type { QuitReason } from "../tui/repl/repl.ts";
 import { Repl } from "../tui/repl/repl.ts";
@@ -29,16 +29,7 @@ export async function runRepl(world: World, raw: Record<string, unknown>): Promi
   const allow = parseAllow(opts.allow, opts.allowAll);
   const ui = uiFor(world);
   using db = await openDb(world);
-  const service = new SessionService({
-    db,
-    clock: world.clock,
-    ids: world.ids,
-    env: world.env,
-    fetch: world.fetch,
-    random: world.random,
-    owner: { pid: world.pid, host: world.hostname },
-    platform: Deno.build.os,
-  });
+  const service = sessionServiceFor(world, db);
   const root = findProjectRoot(world.cwd);
   const target = opts.continue === undefined ? null : findResumable(db, {
     projectPath: root,

@@ -6,7 +6,7 @@ import { BonsaiError } from "../core/errors.ts";
 import { findProjectRoot } from "../core/project_root.ts";
 import { runJson } from "../core/service/run_report.ts";
 import { SELF_REVIEW_SETTING, VERIFY_SETTING } from "../core/service/session_service.ts";
-import { SessionService } from "../core/service/session_service.ts";
+import { sessionServiceFor } from "./service.ts";
 import { HEARTBEAT_INTERVAL_MS } from "../core/session/liveness.ts";
 import {
   endSession,
@@ -76,16 +76,7 @@ export async function runHeadless(
   );
   const ui = uiFor(world);
   using db = await openDb(world);
-  const service = new SessionService({
-    db,
-    clock: world.clock,
-    ids: world.ids,
-    env: world.env,
-    fetch: world.fetch,
-    random: world.random,
-    owner: { pid: world.pid, host: world.hostname },
-    platform: Deno.build.os,
-  });
+  const service = sessionServiceFor(world, db);
   const limits = budgetLimits(service.settings(), budgetFlags);
   const root = findProjectRoot(world.cwd);
   const owner = { pid: world.pid, host: world.hostname };
