@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Home } from "../home.ts";
 
@@ -35,7 +34,7 @@ export function hardenHome(home: Home): void {
   for (const suffix of ["", "-wal", "-shm", "-journal"]) {
     tighten(home.dbPath + suffix, FILE_MODE);
   }
-  if (existsSync(home.backupsDir)) {
+  if (modeOf(home.backupsDir) !== null) {
     tighten(home.backupsDir, DIR_MODE);
     for (const entry of Deno.readDirSync(home.backupsDir)) {
       if (entry.isFile) tighten(join(home.backupsDir, entry.name), FILE_MODE);
