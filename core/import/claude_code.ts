@@ -37,7 +37,8 @@ export interface ClaudeImportOptions {
   readonly bulkRecords?: number;
   /**
    * Parse on a worker thread while this one writes: faster on big histories, but a second
-   * JavaScript heap. Default: when more than PARALLEL_BYTES are to be read.
+   * JavaScript heap. Default: when more than PARALLEL_BYTES are to be read and the machine
+   * has more than one core.
    */
   readonly parallel?: boolean;
 }
@@ -63,7 +64,9 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
   const jobs = pendingFiles(options.db, "claude-code", all, stats, { resume: true });
   const pending = jobs.reduce((n, job) => n + job.size - job.from, 0);
   const sessions = new Map<string, string>();
-  const parallel = options.parallel ?? pending > PARALLEL_BYTES;
+  // A second thread only pays with a second core to run it on.
+  const parallel = options.parallel ??
+    (pending > PARALLEL_BYTES && navigator.hardwareConcurrency > 1);
   const started = parallel &&
     await parseInWorker(jobs, (batch) => {
       options.progress?.(batch.index, all.length);
