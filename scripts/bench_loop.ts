@@ -4,18 +4,12 @@
 // client (request building, SSE parsing), storage and budgets; only the network is
 // replaced by an in-process fetch that answers at once.
 import { parseArgs } from "node:util";
-import { join } from "node:path";
 import { PermissionGate } from "../core/agent/permissions.ts";
 import { systemClock } from "../core/clock.ts";
-import { homeAt } from "../core/home.ts";
-import { cryptoRandom, ulidSource } from "../core/ids.ts";
 import { createClient, type ProviderConfig } from "../core/providers/config.ts";
-import { createRedactor } from "../core/secrets.ts";
 import { SessionService } from "../core/service/session_service.ts";
-import { startSession } from "../core/session/lifecycle.ts";
-import { openDatabase } from "../core/storage/db.ts";
 import { LedgerStore } from "../core/storage/ledger.ts";
-import { progress, stats } from "./lib/bench_util.ts";
+import { benchSession, progress, stats } from "./lib/bench_util.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -28,14 +22,7 @@ const messages = Number(values.messages);
 const runs = Number(values.runs);
 const dir = await Deno.makeTempDir({ prefix: "bonsai-bench-loop-" });
 try {
-  const db = await openDatabase({
-    home: homeAt(join(dir, "home")),
-    clock: systemClock,
-    redactor: createRedactor(),
-  });
-  const ids = ulidSource(systemClock, cryptoRandom);
-  const owner = { pid: Deno.pid, host: "bench" };
-  const runtime = startSession(db, ids, { projectPath: dir, owner });
+  const { db, ids, owner, runtime } = await benchSession(dir);
   progress(`building a ${messages}-message session ...`);
   for (let i = 0; i < messages; i += 2) {
     const text = `question ${i}: ${"lorem ipsum dolor sit amet ".repeat(6)}`;

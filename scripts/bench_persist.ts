@@ -3,18 +3,12 @@
 // With a 10,000-message session: a flush after one new message, an idle persister tick,
 // and resuming the session (load everything, then the atomic switch).
 import { parseArgs } from "node:util";
-import { join } from "node:path";
-import { systemClock } from "../core/clock.ts";
-import { homeAt } from "../core/home.ts";
-import { cryptoRandom, ulidSource } from "../core/ids.ts";
-import { createRedactor } from "../core/secrets.ts";
-import { endSession, resumeSession, startSession } from "../core/session/lifecycle.ts";
+import { endSession, resumeSession } from "../core/session/lifecycle.ts";
 import { Persister } from "../core/session/persister.ts";
 import { SessionStore } from "../core/storage/sessions.ts";
-import { openDatabase } from "../core/storage/db.ts";
 import { Corpus } from "./lib/corpus.ts";
 import { Prng } from "./lib/prng.ts";
-import { progress, stats } from "./lib/bench_util.ts";
+import { benchSession, progress, stats } from "./lib/bench_util.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -23,14 +17,7 @@ const { values } = parseArgs({
 const total = Number(values.messages);
 const dir = await Deno.makeTempDir({ prefix: "bonsai-bench-persist-" });
 try {
-  const db = await openDatabase({
-    home: homeAt(join(dir, "home")),
-    clock: systemClock,
-    redactor: createRedactor(),
-  });
-  const ids = ulidSource(systemClock, cryptoRandom);
-  const owner = { pid: Deno.pid, host: "bench" };
-  const runtime = startSession(db, ids, { projectPath: dir, owner });
+  const { db, ids, owner, runtime } = await benchSession(dir);
   const corpus = new Corpus(new Prng(7));
   progress(`building a ${total}-message session ...`);
   for (let i = 0; i < total; i++) {

@@ -1,5 +1,11 @@
 // Shared helpers for benchmark scripts: percentiles, timing whole processes, data folders.
 import { join } from "node:path";
+import { systemClock } from "../../core/clock.ts";
+import { homeAt } from "../../core/home.ts";
+import { cryptoRandom, ulidSource } from "../../core/ids.ts";
+import { createRedactor } from "../../core/secrets.ts";
+import { startSession } from "../../core/session/lifecycle.ts";
+import { openDatabase } from "../../core/storage/db.ts";
 
 /** The repository root. */
 export const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
@@ -68,4 +74,17 @@ export async function timeBonsai(args: string[], env: Record<string, string>): P
 /** Writes progress to stderr (benchmarks keep stdout for their one JSON object). */
 export function progress(text: string): void {
   Deno.stderr.writeSync(new TextEncoder().encode(`${text}\n`));
+}
+
+/** A home under `dir` with one live session, for in-process benchmarks (the caller removes `dir`). */
+export async function benchSession(dir: string) {
+  const db = await openDatabase({
+    home: homeAt(join(dir, "home")),
+    clock: systemClock,
+    redactor: createRedactor(),
+  });
+  const ids = ulidSource(systemClock, cryptoRandom);
+  const owner = { pid: Deno.pid, host: "bench" };
+  const runtime = startSession(db, ids, { projectPath: dir, owner });
+  return { db, ids, owner, runtime };
 }
