@@ -2,9 +2,9 @@
 // import's parsing worker (claude_worker.ts), so it touches no database.
 import { isAbsolute } from "node:path";
 import { z } from "zod";
-import { priceTokens } from "../usage/pricing.ts";
 import type { FileJob } from "./file_jobs.ts";
-import type { ImportedUsage, ImportLane, ImportSink } from "./import_writer.ts";
+import { importedUsage } from "./imported_usage.ts";
+import type { ImportLane, ImportSink } from "./import_writer.ts";
 import { parseJsonLine, readLineBatches } from "./jsonl_reader.ts";
 
 // Claude Code transcripts: <config>/projects/<encoded cwd>/<session>.jsonl, subagents in
@@ -239,31 +239,17 @@ function importUsage(
     cacheWrite5mTokens: w5,
     cacheWrite1hTokens: w1,
   };
-  // Synthetic turns (local errors) are not billed.
-  const cost = model === "<synthetic>" ? { usd: 0, baselineUsd: 0 } : priceTokens(model, tokens);
-  const entry: ImportedUsage = {
+  const entry = importedUsage({
     lane,
     provider: "anthropic",
     model,
-    attempt: 1,
-    requestId: line.requestId ?? null,
-    responseId: line.message!.id ?? null,
-    ...tokens,
-    reasoningTokens: 0,
-    usageExact: true,
-    outputChars: 0,
-    costUsd: cost.usd,
-    baselineCostUsd: cost.baselineUsd,
-    finishReason: line.message!.stop_reason ?? null,
-    error: null,
-    latencyMs: null,
-    ttftMs: null,
-    prefixHash: null,
-    prefixRewrite: false,
-    expectedCacheReadPct: null,
-    actualCacheReadPct: null,
+    tokens,
+    requestId: line.requestId,
+    responseId: line.message!.id,
+    finishReason: line.message!.stop_reason,
     createdAt: at,
-  };
+    billed: model !== "<synthetic>", // local errors Claude Code writes as turns
+  });
   const id = line.message!.id;
   const key = id ? (line.requestId ? `cc:${id}:${line.requestId}` : `cc:${id}`) : null;
   sink.usage(sessionId, key, entry);

@@ -3,10 +3,10 @@ import { z } from "zod";
 import type { Env } from "../home.ts";
 import type { Ids } from "../ids.ts";
 import type { Db } from "../storage/db.ts";
-import { priceTokens } from "../usage/pricing.ts";
+import { importedUsage } from "./imported_usage.ts";
 import { pendingFiles } from "./file_jobs.ts";
 import { findFiles, parseJsonLine, readLineBatches } from "./jsonl_reader.ts";
-import { type ImportedUsage, ImportWriter } from "./import_writer.ts";
+import { ImportWriter } from "./import_writer.ts";
 import { emptyStats, type ImportStats } from "./stats.ts";
 
 // Codex CLI rollouts: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl, one
@@ -263,30 +263,14 @@ function importTokens(
     cacheWrite5mTokens: 0,
     cacheWrite1hTokens: 0,
   };
-  const cost = priceTokens(model, tokens);
-  const entry: ImportedUsage = {
+  const entry = importedUsage({
     lane: "parent",
     provider: "openai",
     model,
-    attempt: 1,
-    requestId: null,
-    responseId: null,
-    ...tokens,
+    tokens,
     reasoningTokens: raw.reasoning_output_tokens ?? 0,
-    usageExact: true,
-    outputChars: 0,
-    costUsd: cost.usd,
-    baselineCostUsd: cost.baselineUsd,
-    finishReason: null,
-    error: null,
-    latencyMs: null,
-    ttftMs: null,
-    prefixHash: null,
-    prefixRewrite: false,
-    expectedCacheReadPct: null,
-    actualCacheReadPct: null,
     createdAt: at,
-  };
+  });
   // The running total identifies a response within its session, so re-imports and
   // re-emits dedupe; without one, the event time does.
   const key = `cx:${state.sessionKey}:${
