@@ -4,10 +4,9 @@ import { join } from "node:path";
 import { Prng } from "../../scripts/lib/prng.ts";
 import { LoopbackServer } from "../support/loopback_server.ts";
 import { anthropic } from "../support/sse_scripts.ts";
-import { baseEnv, runBonsai } from "../support/bonsai_process.ts";
+import { baseEnv, runBonsai, spawnRepl } from "../support/bonsai_process.ts";
 import { tempDir } from "../support/temp.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const ROUNDS = 20;
 const STORY = `STORY: ${Array.from({ length: 160 }, (_, i) => `word${i}`).join(" ")}`;
 
@@ -35,15 +34,7 @@ Deno.test("kill -9 the REPL mid-stream 20 times: intact database, nothing seen >
   const seed = Number(Deno.env.get("BONSAI_CRASH_SEED") ?? 20261130);
   const rng = new Prng(seed);
   for (let round = 0; round < ROUNDS; round++) {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN],
-      cwd: work,
-      env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = spawnRepl({ cwd: work, env });
     const writer = child.stdin.getWriter();
     await writer.write(new TextEncoder().encode("tell me the long story\n"));
     // Read what the user sees, with the time each piece arrived.

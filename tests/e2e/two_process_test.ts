@@ -3,10 +3,8 @@ import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { LoopbackServer } from "../support/loopback_server.ts";
 import { anthropic } from "../support/sse_scripts.ts";
-import { baseEnv, runBonsai } from "../support/bonsai_process.ts";
+import { baseEnv, runBonsai, spawnRepl } from "../support/bonsai_process.ts";
 import { tempDir } from "../support/temp.ts";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 /** Every table's rows, in a stable order: the database's logical content. */
 function dump(path: string): string {
@@ -38,15 +36,7 @@ Deno.test("resuming a session another live process owns, or another project's, i
     ANTHROPIC_BASE_URL: server.url,
   });
   // Process A: a REPL that keeps its session live (stdin stays open).
-  const owner = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
-    cwd: work,
-    env,
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  const owner = spawnRepl({ cwd: work, env });
   const writer = owner.stdin.getWriter();
   await writer.write(new TextEncoder().encode("say hello\n"));
   let out = "";

@@ -64,3 +64,18 @@ export function spawnBonsai(
     stderr: "piped",
   }).spawn();
 }
+
+/** Starts the REPL with a writable stdin (what the user types) and readable stdout. */
+export function spawnRepl(
+  options: { cwd: string; env: Record<string, string> },
+): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    cwd: options.cwd,
+    env: options.env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+}
