@@ -7,9 +7,9 @@
 // responses (usage entries); each response with k content blocks is streamed as k lines that share
 // message.id/requestId, with a partial output_tokens on all but the last. A few malformed lines are
 // mixed in. Prints one JSON summary; progress goes to stderr.
-import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { Prng } from "./lib/prng.ts";
+import { runGenerator } from "./lib/generator_cli.ts";
 
 /** Options of one generation run. */
 export interface ClaudeLogOptions {
@@ -767,34 +767,13 @@ export function generateClaudeLogs(options: ClaudeLogOptions): Promise<ClaudeLog
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      out: { type: "string" },
-      entries: { type: "string", default: "10000" },
-      seed: { type: "string", default: "1" },
-      days: { type: "string", default: "30" },
-      start: { type: "string", default: "2026-10-01" },
-    },
-  });
-  if (!values.out) {
-    console.error(
-      "usage: gen_claude_logs.ts --out DIR [--entries N] [--seed S] [--days D]" +
-        " [--start YYYY-MM-DD]",
-    );
-    Deno.exit(2);
-  }
-  const entries = Number(values.entries);
-  const started = performance.now();
-  const result = await generateClaudeLogs({
-    out: values.out,
-    entries,
-    seed: Number(values.seed),
-    days: Number(values.days),
-    start: values.start,
-    progress: (done) =>
-      Deno.stderr.writeSync(encoder.encode(`\rgenerated ${done}/${entries} entries`)),
-  });
-  Deno.stderr.writeSync(encoder.encode("\n"));
-  console.log(JSON.stringify({ ...result, elapsed_ms: Math.round(performance.now() - started) }));
+  await runGenerator("gen_claude_logs.ts", "entries", 10000, (run) =>
+    generateClaudeLogs({
+      out: run.out,
+      entries: run.count,
+      seed: run.seed,
+      days: run.days,
+      start: run.start,
+      progress: run.progress,
+    }));
 }

@@ -5,9 +5,9 @@
 // Layout: DIR/sessions/YYYY/MM/DD/rollout-<YYYY-MM-DDThh-mm-ss>-<uuid>.jsonl (UTC). Some
 // token_count events are re-emitted (same total_token_usage, new timestamp), which ccusage 20
 // skips. Prints one JSON summary; progress goes to stderr.
-import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { Prng } from "./lib/prng.ts";
+import { runGenerator } from "./lib/generator_cli.ts";
 
 /** Options of one generation run. */
 export interface CodexLogOptions {
@@ -350,34 +350,13 @@ export function generateCodexLogs(options: CodexLogOptions): Promise<CodexLogRes
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      out: { type: "string" },
-      sessions: { type: "string", default: "20" },
-      seed: { type: "string", default: "1" },
-      days: { type: "string", default: "30" },
-      start: { type: "string", default: "2026-10-01" },
-    },
-  });
-  if (!values.out) {
-    console.error(
-      "usage: gen_codex_logs.ts --out DIR [--sessions N] [--seed S] [--days D]" +
-        " [--start YYYY-MM-DD]",
-    );
-    Deno.exit(2);
-  }
-  const sessions = Number(values.sessions);
-  const started = performance.now();
-  const result = await generateCodexLogs({
-    out: values.out,
-    sessions,
-    seed: Number(values.seed),
-    days: Number(values.days),
-    start: values.start,
-    progress: (done) =>
-      Deno.stderr.writeSync(encoder.encode(`\rgenerated ${done}/${sessions} sessions`)),
-  });
-  Deno.stderr.writeSync(encoder.encode("\n"));
-  console.log(JSON.stringify({ ...result, elapsed_ms: Math.round(performance.now() - started) }));
+  await runGenerator("gen_codex_logs.ts", "sessions", 20, (run) =>
+    generateCodexLogs({
+      out: run.out,
+      sessions: run.count,
+      seed: run.seed,
+      days: run.days,
+      start: run.start,
+      progress: run.progress,
+    }));
 }
