@@ -83,7 +83,7 @@ export interface ImportSink {
 }
 
 interface PendingSession {
-  messages: (MessageInput & { externalId: string })[];
+  messages: ImportedMessage[];
 }
 
 /** What the writer knows of a session it has seen in this import. */
@@ -381,7 +381,7 @@ export class ImportWriter implements ImportSink {
    * only what earlier commits wrote (never the same line: files are read on from where
    * they stopped); one that existed before may be re-reading a rewritten file.
    */
-  #newMessages(sessionId: string, queued: PendingSession["messages"]): PendingSession["messages"] {
+  #newMessages(sessionId: string, queued: readonly ImportedMessage[]): ImportedMessage[] {
     const seen = this.#byId.get(sessionId)?.fresh
       ? new Set<string>()
       : this.#messages.externalIds(sessionId);

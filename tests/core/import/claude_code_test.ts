@@ -343,6 +343,14 @@ Deno.test("a bulk import builds the tool-duration index once at the end; without
   const expected = tools(steady.db);
   assert.ok(expected.tools.length > 0 && expected.tools.every((t) => t.p95Ms !== null));
   assert.ok(hasIndex(bulk.db, DURATION_INDEX), "rebuilt at the end");
+  // Rebuilt exactly as migration 0005 made it: same columns, same partial condition.
+  const shape = (db: typeof steady.db) => ({
+    columns: db.connection.prepare(`PRAGMA index_xinfo(${DURATION_INDEX})`).all(),
+    partial: db.connection.prepare("PRAGMA index_list(tool_calls)").all()
+      .find((r) => r.name === DURATION_INDEX)?.partial,
+  });
+  assert.deepEqual(shape(bulk.db), shape(steady.db));
+  assert.equal(shape(steady.db).partial, 1);
   assert.deepEqual(tools(bulk.db), expected);
   // A big import killed before its end leaves no index: the dashboard still answers the
   // same, and the next import (even one with nothing new) builds it.
