@@ -67,10 +67,18 @@ export function parseOptions<T extends z.ZodType>(schema: T, value: unknown): z.
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const where = issue.path.length
-    ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: `
-    : "";
-  throw new BonsaiError("USAGE", `${where}${issue.message}`);
+  const key = issue.path[0];
+  const where = key === undefined
+    ? ""
+    : `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: `;
+  // A coerced number's own message ("received nan") hides what the user typed.
+  const given = key !== undefined && typeof value === "object" && value !== null
+    ? (value as Record<PropertyKey, unknown>)[key]
+    : undefined;
+  const message = issue.code === "invalid_type" && given !== undefined
+    ? `expected a ${issue.expected}, got '${String(given)}'`
+    : issue.message;
+  throw new BonsaiError("USAGE", `${where}${message}`);
 }
 
 /** Asks before a destructive step unless `yes`; refuses without a terminal to ask on. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BonsaiError } from "../core/errors.ts";
+import { oneOf } from "../core/schema.ts";
 import { claudeRoots, importClaudeCode } from "../core/import/claude_code.ts";
 import { codexRoots, importCodex } from "../core/import/codex.ts";
 import type { ImportStats } from "../core/import/stats.ts";
@@ -11,9 +12,10 @@ const ImportOptions = z.object({
   path: z.array(z.string().min(1)).optional(),
   json: z.boolean().optional(),
 });
-const Source = z.enum(["claude-code", "codex"], {
-  error: (i) => `unknown source '${String(i.input)}' (use claude-code or codex)`,
-});
+const Source = oneOf(
+  ["claude-code", "codex"],
+  (input) => `unknown source '${String(input)}' (use claude-code or codex)`,
+);
 
 /** `bonsai import claude-code|codex [--path DIR]`: brings existing history into the database (Z1). */
 export async function importHistory(

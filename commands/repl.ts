@@ -21,7 +21,7 @@ const ReplOptions = z.object({
   contextWindow: z.coerce.number().int().min(1000).optional(),
   compactAt: z.coerce.number().gt(0).max(100).optional(),
   compaction: z.enum(["rule", "model"]).optional(),
-}).loose();
+}).passthrough();
 
 /** `bonsai` (and `bonsai -c [id]`): the interactive REPL for the project at the current directory. */
 export async function runRepl(world: World, raw: Record<string, unknown>): Promise<number> {

@@ -33,13 +33,13 @@ const RunOptions = z.object({
   allowAll: z.boolean().optional(),
   verify: z.string().min(1, "--verify needs a command").optional(),
   selfReview: z.boolean().optional(),
-  contextWindow: z.coerce.number().int().min(1000, "--context-window must be at least 1000 tokens")
+  contextWindow: z.coerce.number().int().min(1000, "must be at least 1000 tokens")
     .optional(),
-  compactAt: z.coerce.number().gt(0).max(100, "--compact-at is a percentage, at most 100")
+  compactAt: z.coerce.number().gt(0).max(100, "is a percentage, at most 100")
     .optional(),
-  compaction: z.enum(["rule", "model"], { error: "--compaction must be 'rule' or 'model'" })
+  compaction: z.enum(["rule", "model"], { message: "must be 'rule' or 'model'" })
     .optional(),
-}).loose();
+}).passthrough();
 
 /** Parses `--allow write,exec`. */
 export function parseAllow(

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { findProjectRoot } from "../core/project_root.ts";
+import { oneOf } from "../core/schema.ts";
 import { ProjectStore } from "../core/storage/projects.ts";
 import { checkTimeZone, parseTimeBound } from "../core/time.ts";
 import { buildDashboard, TABS } from "../core/usage/dashboard.ts";
@@ -17,9 +18,8 @@ const UsageOptions = z.object({
   json: z.boolean().optional(),
   breakdown: z.boolean().optional(),
 });
-const TabArg = z.enum(TABS, {
-  error: (i) => `unknown tab '${String(i.input)}' (use ${TABS.join(", ")})`,
-}).optional();
+const TabArg = oneOf(TABS, (input) => `unknown tab '${String(input)}' (use ${TABS.join(", ")})`)
+  .optional();
 
 /** `bonsai usage [tab]`: the cross-project dashboard, tables for people or --json. */
 export async function usage(

@@ -71,7 +71,7 @@ const Findings = z.array(
     severity: z.enum(["high", "medium", "low"]).catch("medium"),
     path: z.string().nullish(),
     message: z.string(),
-  }).loose(),
+  }).passthrough(),
 );
 
 const REVIEW_SYSTEM =

@@ -22,7 +22,7 @@ const Block = z.object({
   tool_use_id: z.string().optional(),
   content: z.unknown().optional(),
   is_error: z.boolean().optional(),
-}).loose();
+}).passthrough();
 
 const Count = z.number().finite().nonnegative();
 
@@ -34,8 +34,8 @@ const Usage = z.object({
   cache_creation: z.object({
     ephemeral_5m_input_tokens: Count.optional(),
     ephemeral_1h_input_tokens: Count.optional(),
-  }).loose().optional(),
-}).loose();
+  }).passthrough().optional(),
+}).passthrough();
 
 const Line = z.object({
   type: z.string().optional(),
@@ -54,8 +54,8 @@ const Line = z.object({
     stop_reason: z.string().nullish(),
     content: z.union([z.string(), z.array(Block)]).optional(),
     usage: z.unknown().optional(),
-  }).loose().optional(),
-}).loose();
+  }).passthrough().optional(),
+}).passthrough();
 
 type LineRecord = z.infer<typeof Line>;
 

@@ -22,13 +22,13 @@ const TokenUsage = z.object({
   output_tokens: Count.optional(),
   reasoning_output_tokens: Count.optional(),
   total_tokens: Count.optional(),
-}).loose();
+}).passthrough();
 
 const Envelope = z.object({
   timestamp: z.string().optional(),
   type: z.string(),
   payload: z.record(z.string(), z.unknown()).optional(),
-}).loose();
+}).passthrough();
 
 /** Envelope types of Codex rollouts. */
 const KNOWN_TYPES = new Set([
@@ -39,7 +39,7 @@ const KNOWN_TYPES = new Set([
   "compacted",
 ]);
 
-const Content = z.array(z.object({ type: z.string(), text: z.string().optional() }).loose());
+const Content = z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough());
 
 /** Codex homes: CODEX_HOME (comma-separated), else ~/.codex. */
 export function codexRoots(env: Env): string[] {

@@ -130,7 +130,7 @@ const UsageWire = z.object({
     ephemeral_1h_input_tokens: z.number().nullish(),
   }).nullish(),
   output_tokens_details: z.object({ thinking_tokens: z.number().nullish() }).nullish(),
-}).loose();
+}).passthrough();
 type UsageWire = z.infer<typeof UsageWire>;
 
 const Event = z.discriminatedUnion("type", [
@@ -140,8 +140,8 @@ const Event = z.discriminatedUnion("type", [
       id: z.string().nullish(),
       model: z.string().nullish(),
       usage: UsageWire.nullish(),
-    }).loose(),
-  }).loose(),
+    }).passthrough(),
+  }).passthrough(),
   z.object({
     type: z.literal("content_block_start"),
     index: z.number(),
@@ -153,8 +153,8 @@ const Event = z.discriminatedUnion("type", [
       thinking: z.string().nullish(),
       signature: z.string().nullish(),
       data: z.string().nullish(),
-    }).loose(),
-  }).loose(),
+    }).passthrough(),
+  }).passthrough(),
   z.object({
     type: z.literal("content_block_delta"),
     index: z.number(),
@@ -164,20 +164,20 @@ const Event = z.discriminatedUnion("type", [
       partial_json: z.string().nullish(),
       thinking: z.string().nullish(),
       signature: z.string().nullish(),
-    }).loose(),
-  }).loose(),
-  z.object({ type: z.literal("content_block_stop"), index: z.number() }).loose(),
+    }).passthrough(),
+  }).passthrough(),
+  z.object({ type: z.literal("content_block_stop"), index: z.number() }).passthrough(),
   z.object({
     type: z.literal("message_delta"),
-    delta: z.object({ stop_reason: z.string().nullish() }).loose().nullish(),
+    delta: z.object({ stop_reason: z.string().nullish() }).passthrough().nullish(),
     usage: UsageWire.nullish(),
-  }).loose(),
-  z.object({ type: z.literal("message_stop") }).loose(),
-  z.object({ type: z.literal("ping") }).loose(),
+  }).passthrough(),
+  z.object({ type: z.literal("message_stop") }).passthrough(),
+  z.object({ type: z.literal("ping") }).passthrough(),
   z.object({
     type: z.literal("error"),
-    error: z.object({ type: z.string().nullish(), message: z.string().nullish() }).loose(),
-  }).loose(),
+    error: z.object({ type: z.string().nullish(), message: z.string().nullish() }).passthrough(),
+  }).passthrough(),
 ]);
 
 const KNOWN = new Set([
@@ -326,9 +326,9 @@ const ErrorBody = z.object({
   error: z.object({
     type: z.string().nullish(),
     message: z.string().nullish(),
-    details: z.object({ error_code: z.string().nullish() }).loose().nullish(),
-  }).loose(),
-}).loose();
+    details: z.object({ error_code: z.string().nullish() }).passthrough().nullish(),
+  }).passthrough(),
+}).passthrough();
 
 function httpFailure(status: number, headers: Headers, body: string, now: number): ProviderFailure {
   let type: string | null = null;

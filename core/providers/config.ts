@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Clock } from "../clock.ts";
 import { BonsaiError } from "../errors.ts";
 import type { Env } from "../home.ts";
+import { oneOf } from "../schema.ts";
 import { ANTHROPIC_BASE_URL, anthropicAdapter } from "./anthropic.ts";
 import { OPENAI_BASE_URL, openaiAdapter } from "./openai.ts";
 import type { RetryPolicy } from "./retry.ts";
@@ -36,13 +37,14 @@ export interface PinnedProvider {
 
 export const DEFAULT_MODELS = { anthropic: "claude-sonnet-4-5", openai: "gpt-5" } as const;
 
-const ProviderName = z.enum(["anthropic", "openai"], {
-  error: (issue) => `unknown provider '${String(issue.input)}' (use 'anthropic' or 'openai')`,
-});
-const ReasoningLevel = z.enum(["off", "low", "medium", "high"], {
-  error: (issue) =>
-    `unknown reasoning level '${String(issue.input)}' (use off, low, medium or high)`,
-});
+const ProviderName = oneOf(
+  ["anthropic", "openai"],
+  (input) => `unknown provider '${String(input)}' (use 'anthropic' or 'openai')`,
+);
+const ReasoningLevel = oneOf(
+  ["off", "low", "medium", "high"],
+  (input) => `unknown reasoning level '${String(input)}' (use off, low, medium or high)`,
+);
 /** A saved key is only ever a reference to an environment variable (S4). */
 export const KeyReference = z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, {
   message: "an API key setting must be a reference like 'env:MY_KEY', never the key itself",
@@ -174,7 +176,8 @@ function keyVariable(saved: ReadonlyMap<string, string>, key: string, fallback: 
   return ref ? ref.slice("env:".length) : fallback;
 }
 
-const ModelList = z.object({ data: z.array(z.object({ id: z.string() }).loose()) }).loose();
+const ModelList = z.object({ data: z.array(z.object({ id: z.string() }).passthrough()) })
+  .passthrough();
 
 /**
  * Looks for an OpenAI-compatible server on loopback (Ollama, LM Studio, llama.cpp) and returns

@@ -119,16 +119,17 @@ function toWire(message: ChatMessage): Record<string, unknown>[] {
 const UsageWire = z.object({
   prompt_tokens: z.number().nullish(),
   completion_tokens: z.number().nullish(),
-  prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).loose().nullish(),
-  completion_tokens_details: z.object({ reasoning_tokens: z.number().nullish() }).loose().nullish(),
-}).loose();
+  prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).passthrough().nullish(),
+  completion_tokens_details: z.object({ reasoning_tokens: z.number().nullish() }).passthrough()
+    .nullish(),
+}).passthrough();
 
 const ToolCallDelta = z.object({
   index: z.number().nullish(),
   id: z.string().nullish(),
-  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).loose()
+  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).passthrough()
     .nullish(),
-}).loose();
+}).passthrough();
 
 const Chunk = z.object({
   id: z.string().nullish(),
@@ -140,13 +141,13 @@ const Chunk = z.object({
         reasoning_content: z.string().nullish(),
         reasoning: z.string().nullish(),
         tool_calls: z.array(ToolCallDelta).nullish(),
-      }).loose().nullish(),
+      }).passthrough().nullish(),
       finish_reason: z.string().nullish(),
-    }).loose(),
+    }).passthrough(),
   ).nullish(),
   usage: UsageWire.nullish(),
   error: z.unknown().optional(),
-}).loose();
+}).passthrough();
 
 async function* readStream(
   events: AsyncIterable<SseEvent>,
@@ -265,8 +266,8 @@ const ErrorBody = z.object({
     message: z.string().nullish(),
     type: z.string().nullish(),
     code: z.union([z.string(), z.number()]).nullish(),
-  }).loose(),
-}).loose();
+  }).passthrough(),
+}).passthrough();
 
 function httpFailure(status: number, headers: Headers, body: string, now: number): ProviderFailure {
   let message = body.slice(0, 500) || `HTTP ${status}`;

@@ -57,6 +57,10 @@ Deno.test("bonsai search prints snippets for people and filters by project and t
   assert.match(bad.stderr.text, /Cannot read time 'yesterday'/);
   const badLimit = testWorld({ home, clock });
   assert.equal(await cli(badLimit.world, "search", "login", "--limit", "0"), 2);
+  assert.match(badLimit.stderr.text, /--limit: .*greater than or equal to 1/);
+  const notNumber = testWorld({ home, clock });
+  assert.equal(await cli(notNumber.world, "search", "login", "--limit", "many"), 2);
+  assert.match(notNumber.stderr.text, /--limit: expected a number, got 'many'\n$/);
   const nothing = testWorld({ home, clock });
   assert.equal(await cli(nothing.world, "search", "--", "-*-"), 0);
   assert.match(nothing.stderr.text, /no letters or digits/);

@@ -1,9 +1,9 @@
-import { z } from "zod";
 import type { ToolSpec } from "../../providers/types.ts";
 import { editTool } from "./edit.ts";
 import { execTool } from "./exec.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
+import { inputJsonSchema } from "./json_schema.ts";
 import { readTool } from "./read.ts";
 import { recallTool, setSessionTitleTool, todoWriteTool } from "./session_tools.ts";
 import type { Tool } from "./tool.ts";
@@ -32,7 +32,7 @@ export class ToolRegistry {
     this.specs = tools.map((t) => ({
       name: t.name,
       description: t.description,
-      inputSchema: toJsonSchema(t.schema),
+      inputSchema: inputJsonSchema(t.schema),
     }));
   }
 
@@ -45,10 +45,4 @@ export class ToolRegistry {
   get names(): string[] {
     return [...this.#tools.keys()];
   }
-}
-
-function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
-  delete json.$schema; // providers want a bare object schema
-  return json;
 }
