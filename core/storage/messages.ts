@@ -72,8 +72,29 @@ interface MessageRecord {
   created_at: number;
 }
 
-/** Rows per INSERT statement when appending in bulk (14 parameters each). */
+/**
+ * Most rows per INSERT statement when appending in bulk (14 parameters each). A shorter
+ * tail goes in power-of-two chunks, so at most a dozen statement shapes are ever cached:
+ * one compiled statement per possible length would hold ~50 MB.
+ */
 const INSERT_ROWS = 256;
+
+/** The sizes `count` rows are inserted in: full chunks, then powers of two. */
+export function insertChunks(count: number): number[] {
+  const sizes: number[] = [];
+  let left = count;
+  while (left >= INSERT_ROWS) {
+    sizes.push(INSERT_ROWS);
+    left -= INSERT_ROWS;
+  }
+  for (let size = 1 << Math.floor(Math.log2(INSERT_ROWS)); left > 0; size >>= 1) {
+    if (left >= size) {
+      sizes.push(size);
+      left -= size;
+    }
+  }
+  return sizes;
+}
 
 function insertSql(rows: number): string {
   const one = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
@@ -150,9 +171,11 @@ export class MessageStore {
       // pending terms out only at statement boundaries (row by row, every message would
       // become an index segment of its own).
       let last = 0;
-      for (let i = 0; i < rows.length; i += INSERT_ROWS) {
-        const chunk = rows.slice(i, i + INSERT_ROWS);
-        const { lastInsertRowid } = db.prepare(insertSql(chunk.length)).run(
+      let at = 0;
+      for (const size of insertChunks(rows.length)) {
+        const chunk = rows.slice(at, at + size);
+        at += size;
+        const { lastInsertRowid } = db.prepare(insertSql(size)).run(
           ...(chunk.flat() as SqlValue[]),
         );
         last = Number(lastInsertRowid);
