@@ -11,6 +11,7 @@ import {
   type TitleSource,
 } from "../storage/sessions.ts";
 import { type ToolCallRecord, type ToolCallStatus, ToolCallStore } from "../storage/tool_calls.ts";
+import { ResponseIndex } from "./response_index.ts";
 import type { ImportStats } from "./stats.ts";
 
 /**
@@ -22,9 +23,10 @@ const COMMIT_RECORDS = 10_000;
 const COMMIT_BYTES = 8 << 20;
 
 /**
- * Records after which an import stops maintaining the tool-duration index and builds it
- * once at the end (about 80k Claude Code responses): the sort then costs less than a
- * random page write per call.
+ * Records after which an import stops maintaining the tool-duration and external-id
+ * indexes and builds them once at the end (about 80k Claude Code responses): the sort then
+ * costs less than a random page write per row. Response ids are looked up in memory
+ * meanwhile (ResponseIndex).
  */
 const BULK_RECORDS = 500_000;
 
@@ -137,6 +139,8 @@ export class ImportWriter implements ImportSink {
   /** Records committed so far, and whether the duration index is dropped until `finish`. */
   #committed = 0;
   #bulk = false;
+  /** Response ids in memory, once the import is big enough to drop their index. */
+  #responses: ResponseIndex | null = null;
   #queuedBytes = 0;
   readonly #byKey = new Map<string, SessionState>();
   readonly #byId = new Map<string, SessionState>();
@@ -161,7 +165,9 @@ export class ImportWriter implements ImportSink {
     this.stats = stats;
     db.setCacheSize(IMPORT_CACHE_KIB);
     db.setAutoCheckpoint(IMPORT_CHECKPOINT_PAGES);
-    this.#tools.buildDurationIndex(); // an earlier big import may have been killed without it
+    // An earlier big import may have been killed without them.
+    this.#tools.buildDurationIndex();
+    this.#ledger.buildExternalIndex();
   }
 
   /** Commits when enough is queued; importers call it between batches of lines. */
@@ -172,7 +178,10 @@ export class ImportWriter implements ImportSink {
   /** Commits the rest and returns the connection to its everyday settings. */
   finish(): void {
     this.commit();
-    if (this.#bulk) this.#tools.buildDurationIndex();
+    if (this.#bulk) {
+      this.#tools.buildDurationIndex();
+      this.#ledger.buildExternalIndex();
+    }
     this.#db.setAutoCheckpoint(NORMAL_CHECKPOINT_PAGES);
     this.#db.checkpoint();
   }
@@ -315,8 +324,11 @@ export class ImportWriter implements ImportSink {
     this.#db.write(() => {
       if (!this.#bulk && this.#committed >= this.#bulkRecords) {
         this.#tools.dropDurationIndex();
+        this.#ledger.dropExternalIndex();
+        this.#responses = new ResponseIndex(this.#ledger);
         this.#bulk = true;
       }
+      this.#responses?.catchUp();
       for (const s of this.#byId.values()) {
         if (s.create) {
           const row = this.#sessions.create({ ...s.create, id: s.id });
@@ -336,7 +348,9 @@ export class ImportWriter implements ImportSink {
       for (const g of groups) this.stats.messages += g.messages.length;
       const rows: LedgerEntry[] = [];
       for (const [key, u] of [...this.#usage].sort((a, b) => a[1].order - b[1].order)) {
-        const existing = this.#ledger.findExternal(key);
+        const existing = this.#responses
+          ? this.#responses.find(key)
+          : this.#ledger.findExternal(key);
         const projectId = this.#projectOf(u.session);
         if (!existing) {
           rows.push({ ...u.entry, sessionId: u.session, projectId });

@@ -120,6 +120,12 @@ export class Db {
 /** Bytes a WAL file is truncated to when SQLite resets it after a checkpoint. */
 const WAL_SIZE_LIMIT = 64 << 20;
 
+/** Whether the schema has an index of this name. */
+export function hasIndex(db: Db, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?").get(name) !==
+    undefined;
+}
+
 /**
  * Opens (creating if needed) `$BONSAI_HOME/bonsai.db`: checks it is a SQLite database whose
  * schema this binary understands, hardens permissions, enables WAL and foreign keys, and

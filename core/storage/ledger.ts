@@ -1,4 +1,30 @@
-import type { Db } from "./db.ts";
+import { type Db, hasIndex } from "./db.ts";
+
+export const EXTERNAL_INDEX = "ledger_external";
+const CREATE_EXTERNAL_INDEX = `CREATE UNIQUE INDEX IF NOT EXISTS ${EXTERNAL_INDEX}
+  ON ledger(external_id) WHERE external_id IS NOT NULL`;
+
+/** An imported row, as an import needs it to merge a later copy of the same response. */
+export interface ImportedRow {
+  readonly id: number;
+  readonly sessionId: string;
+  readonly externalId: string | null;
+  /** All its tokens: a copy with more replaces it. */
+  readonly total: number;
+}
+
+const IMPORTED_ROW = `id, session_id, external_id, input_tokens + output_tokens
+  + cache_read_tokens + cache_write_5m_tokens + cache_write_1h_tokens AS total`;
+
+function importedRow(row: Record<string, unknown> | undefined): ImportedRow | null {
+  if (!row) return null;
+  return {
+    id: Number(row.id),
+    sessionId: row.session_id as string,
+    externalId: row.external_id as string | null,
+    total: Number(row.total),
+  };
+}
 
 /** Which part of the agent spent the tokens (U1). */
 export type Lane = "parent" | "subagent" | "self-review" | "compaction";
@@ -321,12 +347,45 @@ export class LedgerStore {
   }
 
   /** The row imported under an external id (any session), with its token total, or null. */
-  findExternal(externalId: string): { id: number; sessionId: string; total: number } | null {
-    const row = this.#db.prepare(
-      `SELECT id, session_id, input_tokens + output_tokens + cache_read_tokens + cache_write_5m_tokens
-         + cache_write_1h_tokens AS total FROM ledger WHERE external_id = ? LIMIT 1`,
-    ).get(externalId) as { id: number; session_id: string; total: number } | undefined;
-    return row ? { id: row.id, sessionId: row.session_id, total: row.total } : null;
+  findExternal(externalId: string): ImportedRow | null {
+    return importedRow(
+      this.#db.prepare(`SELECT ${IMPORTED_ROW} FROM ledger WHERE external_id = ? LIMIT 1`)
+        .get(externalId),
+    );
+  }
+
+  /** The row with this id as `findExternal` describes it, or null. */
+  importedRow(id: number): ImportedRow | null {
+    return importedRow(
+      this.#db.prepare(`SELECT ${IMPORTED_ROW} FROM ledger WHERE id = ?`).get(id),
+    );
+  }
+
+  /** Every row after `afterId`, in id order: its id and external id (null if not imported). */
+  externalIdsAfter(afterId: number): { id: number; externalId: string | null }[] {
+    return this.#db.prepare("SELECT id, external_id FROM ledger WHERE id > ? ORDER BY id")
+      .all(afterId)
+      .map((r) => ({ id: Number(r.id), externalId: r.external_id as string | null }));
+  }
+
+  /**
+   * Drops the unique external-id index until `buildExternalIndex` (a big import keeps the
+   * ids in memory instead: see ResponseIndex). `findExternal` scans without it.
+   */
+  dropExternalIndex(): void {
+    this.#db.write(() => this.#db.connection.exec(`DROP INDEX IF EXISTS ${EXTERNAL_INDEX}`));
+  }
+
+  /** Builds the external-id index if it is missing (after a big import, or a killed one). */
+  buildExternalIndex(): void {
+    if (hasIndex(this.#db, EXTERNAL_INDEX)) return;
+    const conn = this.#db.connection;
+    conn.exec("PRAGMA temp_store = FILE"); // the sort spills to disk, not memory
+    try {
+      this.#db.write(() => conn.exec(CREATE_EXTERNAL_INDEX));
+    } finally {
+      conn.exec("PRAGMA temp_store = MEMORY");
+    }
   }
 
   /** Replaces a row's usage with a later, fuller copy of the same response (imports). */

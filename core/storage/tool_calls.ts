@@ -1,5 +1,5 @@
 import { BonsaiError } from "../errors.ts";
-import type { Db } from "./db.ts";
+import { type Db, hasIndex } from "./db.ts";
 
 /** Where a tool call is in its life. */
 export type ToolCallStatus =
@@ -199,10 +199,4 @@ export class ToolCallStore {
       durationMs: r.duration_ms,
     }));
   }
-}
-
-/** Whether the schema has an index of this name. */
-export function hasIndex(db: Db, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?").get(name) !==
-    undefined;
 }

@@ -1,5 +1,5 @@
-import type { Db, SqlValue } from "./db.ts";
-import { DURATION_INDEX, hasIndex } from "./tool_calls.ts";
+import { type Db, hasIndex, type SqlValue } from "./db.ts";
+import { DURATION_INDEX } from "./tool_calls.ts";
 
 /** Which ledger rows a dashboard covers. */
 export interface UsageFilter {

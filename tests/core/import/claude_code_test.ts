@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { importClaudeCode } from "../../../core/import/claude_code.ts";
 import { buildDashboard } from "../../../core/usage/dashboard.ts";
-import { DURATION_INDEX, hasIndex, ToolCallStore } from "../../../core/storage/tool_calls.ts";
+import { hasIndex } from "../../../core/storage/db.ts";
+import { EXTERNAL_INDEX, LedgerStore } from "../../../core/storage/ledger.ts";
+import { DURATION_INDEX, ToolCallStore } from "../../../core/storage/tool_calls.ts";
 import { generateClaudeLogs } from "../../../scripts/gen_claude_logs.ts";
 import { openTestDb } from "../../support/db.ts";
 import { tempDir } from "../../support/temp.ts";
@@ -151,89 +153,94 @@ Deno.test("Claude Code import: per-session tokens equal ccusage 20's session rep
   assert.equal(sessions.n, 13);
 });
 
-Deno.test("Claude Code import is idempotent and incremental; partial last lines wait", async () => {
-  await using dir = await tempDir();
-  const { db, ids, logs } = await importGenerated(dir.path);
-  using _ = db;
-  const count = (sql: string) => (db.connection.prepare(sql).get() as { n: number }).n;
-  const before = [
-    count("SELECT count(*) AS n FROM ledger"),
-    count("SELECT count(*) AS n FROM messages"),
-    count("SELECT count(*) AS n FROM sessions"),
-  ];
-  const again = await importClaudeCode({ db, ids, roots: [logs] });
-  assert.equal(again.skippedFiles, again.files, "unchanged files are skipped");
-  assert.deepEqual(
-    [
+// Bulk mode (the size at which an import drops its external-id index and deduplicates in
+// memory) must merge with what earlier imports wrote exactly as the index does.
+for (const bulk of [false, true]) {
+  Deno.test(`Claude Code import is idempotent and incremental; partial last lines wait${bulk ? " (bulk mode)" : ""}`, async () => {
+    await using dir = await tempDir();
+    const { db, ids, logs } = await importGenerated(dir.path);
+    using _ = db;
+    const bulkRecords = bulk ? 1 : undefined;
+    const count = (sql: string) => (db.connection.prepare(sql).get() as { n: number }).n;
+    const before = [
       count("SELECT count(*) AS n FROM ledger"),
       count("SELECT count(*) AS n FROM messages"),
       count("SELECT count(*) AS n FROM sessions"),
-    ],
-    before,
-  );
-  // Grow one session file by a new response written as two streamed lines, the second one
-  // not yet finished (no newline).
-  const file = (await Array.fromAsync(Deno.readDir(join(logs, "projects"))))[0]!;
-  const projectDir = join(logs, "projects", file.name);
-  const sessionFile = (await Array.fromAsync(Deno.readDir(projectDir))).find((e) =>
-    e.isFile && e.name.endsWith(".jsonl")
-  )!;
-  const path = join(projectDir, sessionFile.name);
-  const firstLine = JSON.parse(
-    (await Deno.readTextFile(path)).split("\n").find((l) => l.includes('"cwd"'))!,
-  );
-  const line = (output: number, text: string) =>
-    JSON.stringify({
-      type: "assistant",
-      uuid: crypto.randomUUID(),
-      sessionId: firstLine.sessionId,
-      cwd: firstLine.cwd,
-      timestamp: "2026-10-20T12:00:00.000Z",
-      requestId: "req_incremental",
-      message: {
-        id: "msg_incremental",
-        role: "assistant",
-        model: "claude-haiku-4-5-20251001",
-        content: [{ type: "text", text }],
-        usage: {
-          input_tokens: 100,
-          output_tokens: output,
-          cache_read_input_tokens: 0,
-          cache_creation_input_tokens: 0,
+    ];
+    const again = await importClaudeCode({ db, ids, roots: [logs], bulkRecords });
+    assert.equal(again.skippedFiles, again.files, "unchanged files are skipped");
+    assert.deepEqual(
+      [
+        count("SELECT count(*) AS n FROM ledger"),
+        count("SELECT count(*) AS n FROM messages"),
+        count("SELECT count(*) AS n FROM sessions"),
+      ],
+      before,
+    );
+    // Grow one session file by a new response written as two streamed lines, the second one
+    // not yet finished (no newline).
+    const file = (await Array.fromAsync(Deno.readDir(join(logs, "projects"))))[0]!;
+    const projectDir = join(logs, "projects", file.name);
+    const sessionFile = (await Array.fromAsync(Deno.readDir(projectDir))).find((e) =>
+      e.isFile && e.name.endsWith(".jsonl")
+    )!;
+    const path = join(projectDir, sessionFile.name);
+    const firstLine = JSON.parse(
+      (await Deno.readTextFile(path)).split("\n").find((l) => l.includes('"cwd"'))!,
+    );
+    const line = (output: number, text: string) =>
+      JSON.stringify({
+        type: "assistant",
+        uuid: crypto.randomUUID(),
+        sessionId: firstLine.sessionId,
+        cwd: firstLine.cwd,
+        timestamp: "2026-10-20T12:00:00.000Z",
+        requestId: "req_incremental",
+        message: {
+          id: "msg_incremental",
+          role: "assistant",
+          model: "claude-haiku-4-5-20251001",
+          content: [{ type: "text", text }],
+          usage: {
+            input_tokens: 100,
+            output_tokens: output,
+            cache_read_input_tokens: 0,
+            cache_creation_input_tokens: 0,
+          },
         },
-      },
+      });
+    await Deno.writeTextFile(path, `${line(3, "zanzibar first part")}\n${line(250, "second")}`, {
+      append: true,
     });
-  await Deno.writeTextFile(path, `${line(3, "zanzibar first part")}\n${line(250, "second")}`, {
-    append: true,
+    const grown = await importClaudeCode({ db, ids, roots: [logs], bulkRecords });
+    assert.equal(grown.ledgerRows, 1);
+    const row = () =>
+      db.connection.prepare(
+        "SELECT output_tokens AS o FROM ledger WHERE external_id = 'cc:msg_incremental:req_incremental'",
+      ).get() as { o: number };
+    assert.equal(row().o, 3, "the unfinished line waits");
+    await Deno.writeTextFile(path, "\n", { append: true });
+    const finished = await importClaudeCode({ db, ids, roots: [logs], bulkRecords });
+    assert.equal(finished.ledgerRows, 0);
+    assert.equal(finished.updatedRows, 1, "the finished copy replaces the partial one");
+    assert.equal(row().o, 250);
+    assert.equal(count("SELECT count(*) AS n FROM ledger"), before[0]! + 1);
+    // A file rewritten shorter (compacted, say) is read again from its start: the entries
+    // the session holds are not added twice; a new one is.
+    const messages = count("SELECT count(*) AS n FROM messages");
+    const kept = (await Deno.readTextFile(path)).split("\n").filter((l) => l.trim()).slice(0, 3);
+    await Deno.writeTextFile(path, [...kept, line(9, "rewritten tail")].join("\n") + "\n");
+    const reread = await importClaudeCode({ db, ids, roots: [logs], bulkRecords });
+    assert.equal(reread.messages, 1, "only the new line's entry");
+    assert.equal(count("SELECT count(*) AS n FROM messages"), messages + 1);
+    assert.equal(
+      count(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE external_id IS NOT NULL GROUP BY session_id, external_id HAVING count(*) > 1)",
+      ),
+      0,
+    );
   });
-  const grown = await importClaudeCode({ db, ids, roots: [logs] });
-  assert.equal(grown.ledgerRows, 1);
-  const row = () =>
-    db.connection.prepare(
-      "SELECT output_tokens AS o FROM ledger WHERE external_id = 'cc:msg_incremental:req_incremental'",
-    ).get() as { o: number };
-  assert.equal(row().o, 3, "the unfinished line waits");
-  await Deno.writeTextFile(path, "\n", { append: true });
-  const finished = await importClaudeCode({ db, ids, roots: [logs] });
-  assert.equal(finished.ledgerRows, 0);
-  assert.equal(finished.updatedRows, 1, "the finished copy replaces the partial one");
-  assert.equal(row().o, 250);
-  assert.equal(count("SELECT count(*) AS n FROM ledger"), before[0]! + 1);
-  // A file rewritten shorter (compacted, say) is read again from its start: the entries
-  // the session holds are not added twice; a new one is.
-  const messages = count("SELECT count(*) AS n FROM messages");
-  const kept = (await Deno.readTextFile(path)).split("\n").filter((l) => l.trim()).slice(0, 3);
-  await Deno.writeTextFile(path, [...kept, line(9, "rewritten tail")].join("\n") + "\n");
-  const reread = await importClaudeCode({ db, ids, roots: [logs] });
-  assert.equal(reread.messages, 1, "only the new line's entry");
-  assert.equal(count("SELECT count(*) AS n FROM messages"), messages + 1);
-  assert.equal(
-    count(
-      "SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE external_id IS NOT NULL GROUP BY session_id, external_id HAVING count(*) > 1)",
-    ),
-    0,
-  );
-});
+}
 
 Deno.test("Claude Code import: duplicates, requestless responses, sidechains, titles, malformed lines and search", async () => {
   await using dir = await tempDir();
@@ -328,7 +335,7 @@ Deno.test("Claude Code import: duplicates, requestless responses, sidechains, ti
   assert.equal(searchMessages(db, "quokka").length, 1);
 });
 
-Deno.test("a bulk import builds the tool-duration index once at the end; without it the tools tab reads the same", async () => {
+Deno.test("a bulk import builds the tool-duration and external-id indexes once at the end; it imports the same", async () => {
   await using dir = await tempDir();
   const logs = join(dir.path, "claude");
   await generateClaudeLogs({ out: logs, entries: 1500, seed: 7, days: 10 });
@@ -343,23 +350,35 @@ Deno.test("a bulk import builds the tool-duration index once at the end; without
   const expected = tools(steady.db);
   assert.ok(expected.tools.length > 0 && expected.tools.every((t) => t.p95Ms !== null));
   assert.ok(hasIndex(bulk.db, DURATION_INDEX), "rebuilt at the end");
-  // Rebuilt exactly as migration 0005 made it: same columns, same partial condition.
-  const shape = (db: typeof steady.db) => ({
-    columns: db.connection.prepare(`PRAGMA index_xinfo(${DURATION_INDEX})`).all(),
-    partial: db.connection.prepare("PRAGMA index_list(tool_calls)").all()
-      .find((r) => r.name === DURATION_INDEX)?.partial,
+  assert.ok(hasIndex(bulk.db, EXTERNAL_INDEX), "rebuilt at the end");
+  // Rebuilt exactly as migrations 0005 and 0003 made them: columns, uniqueness, condition.
+  const shape = (db: typeof steady.db, table: string, index: string) => ({
+    columns: db.connection.prepare(`PRAGMA index_xinfo(${index})`).all(),
+    list: db.connection.prepare(`PRAGMA index_list(${table})`).all()
+      .find((r) => r.name === index),
   });
-  assert.deepEqual(shape(bulk.db), shape(steady.db));
-  assert.equal(shape(steady.db).partial, 1);
+  for (const [table, index] of [["tool_calls", DURATION_INDEX], ["ledger", EXTERNAL_INDEX]]) {
+    assert.deepEqual(shape(bulk.db, table!, index!), shape(steady.db, table!, index!));
+    assert.equal(shape(steady.db, table!, index!).list?.partial, 1);
+  }
+  assert.equal(shape(steady.db, "ledger", EXTERNAL_INDEX).list?.unique, 1);
   assert.deepEqual(tools(bulk.db), expected);
+  const ledger = (db: typeof steady.db) =>
+    db.connection.prepare(
+      `SELECT external_id, model, input_tokens, output_tokens, cache_read_tokens,
+         cache_write_5m_tokens, cache_write_1h_tokens, cost_usd, lane FROM ledger ORDER BY external_id`,
+    ).all().map((r) => ({ ...r }));
+  assert.deepEqual(ledger(bulk.db), ledger(steady.db));
   // A big import killed before its end leaves no index: the dashboard still answers the
   // same, and the next import (even one with nothing new) builds it.
   new ToolCallStore(bulk.db).dropDurationIndex();
+  new LedgerStore(bulk.db).dropExternalIndex();
   assert.ok(!hasIndex(bulk.db, DURATION_INDEX));
   assert.deepEqual(tools(bulk.db), expected);
   const again = await importClaudeCode({ db: bulk.db, ids: bulk.ids, roots: [logs] });
   assert.equal(again.ledgerRows, 0);
   assert.ok(hasIndex(bulk.db, DURATION_INDEX));
+  assert.ok(hasIndex(bulk.db, EXTERNAL_INDEX));
   assert.deepEqual(tools(bulk.db), expected);
 });
 
