@@ -1,4 +1,5 @@
 import type { Db, SqlValue } from "./db.ts";
+import { insertRows } from "./bulk_insert.ts";
 import { BonsaiError } from "../errors.ts";
 import { cjkGrams } from "./cjk.ts";
 
@@ -72,36 +73,23 @@ interface MessageRecord {
   created_at: number;
 }
 
-/**
- * Most rows per INSERT statement when appending in bulk (14 parameters each). A shorter
- * tail goes in power-of-two chunks, so at most a dozen statement shapes are ever cached:
- * one compiled statement per possible length would hold ~50 MB.
- */
-const INSERT_ROWS = 256;
-
-/** The sizes `count` rows are inserted in: full chunks, then powers of two. */
-export function insertChunks(count: number): number[] {
-  const sizes: number[] = [];
-  let left = count;
-  while (left >= INSERT_ROWS) {
-    sizes.push(INSERT_ROWS);
-    left -= INSERT_ROWS;
-  }
-  for (let size = 1 << Math.floor(Math.log2(INSERT_ROWS)); left > 0; size >>= 1) {
-    if (left >= size) {
-      sizes.push(size);
-      left -= size;
-    }
-  }
-  return sizes;
-}
-
-function insertSql(rows: number): string {
-  const one = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-  return `INSERT INTO messages (session_id, seq, role, kind, text, tool_call_id, tool_name, tool_args,
-    tool_result, is_error, status, ledger_id, external_id, created_at)
-    VALUES ${new Array(rows).fill(one).join(", ")}`;
-}
+/** The columns a bulk append writes, in the order its rows list them. */
+const INSERT_COLUMNS = [
+  "session_id",
+  "seq",
+  "role",
+  "kind",
+  "text",
+  "tool_call_id",
+  "tool_name",
+  "tool_args",
+  "tool_result",
+  "is_error",
+  "status",
+  "ledger_id",
+  "external_id",
+  "created_at",
+];
 
 const COLUMNS = `id, session_id, seq, role, kind, text, tool_call_id, tool_name, tool_args,
   tool_result, is_error, status, ledger_id, created_at`;
@@ -129,7 +117,7 @@ export class MessageStore {
     const db = this.#db;
     const r = db.redactor;
     return db.write(() => {
-      const rows: unknown[][] = [];
+      const rows: SqlValue[][] = [];
       const texts: string[] = [];
       const out = groups.map(({ sessionId, messages }) => {
         if (messages.length === 0) return [];
@@ -167,19 +155,7 @@ export class MessageStore {
         return seqs;
       });
       if (rows.length === 0) return out;
-      // Multi-row inserts: the trigger feeds FTS5 inside each statement, and FTS5 writes its
-      // pending terms out only at statement boundaries (row by row, every message would
-      // become an index segment of its own).
-      let last = 0;
-      let at = 0;
-      for (const size of insertChunks(rows.length)) {
-        const chunk = rows.slice(at, at + size);
-        at += size;
-        const { lastInsertRowid } = db.prepare(insertSql(size)).run(
-          ...(chunk.flat() as SqlValue[]),
-        );
-        last = Number(lastInsertRowid);
-      }
+      const last = insertRows(db, "messages", INSERT_COLUMNS, rows);
       // The rows took consecutive ids, in order, ending at the last one inserted.
       const first = last - rows.length + 1;
       const cjk: [number, string][] = [];

@@ -1,18 +1,19 @@
 import assert from "node:assert/strict";
-import { insertChunks, MessageStore } from "../../../core/storage/messages.ts";
+import { insertChunks } from "../../../core/storage/bulk_insert.ts";
+import { MessageStore } from "../../../core/storage/messages.ts";
 import { SessionStore } from "../../../core/storage/sessions.ts";
 import { searchMessages } from "../../../core/storage/search.ts";
 import { openTestDb } from "../../support/db.ts";
 import { tempDir } from "../../support/temp.ts";
 
-Deno.test("insertChunks() covers every row with at most a dozen statement sizes", () => {
+Deno.test("insertChunks() covers every row with at most nine statement sizes", () => {
   const sizes = new Set<number>();
   for (let count = 0; count <= 2000; count++) {
     const chunks = insertChunks(count);
     assert.equal(chunks.reduce((a, b) => a + b, 0), count, `count ${count}`);
     for (const size of chunks) sizes.add(size);
   }
-  assert.ok(sizes.size <= 12, `sizes: ${[...sizes].join(", ")}`);
+  assert.ok(sizes.size <= 9, `sizes: ${[...sizes].join(", ")}`);
 });
 
 Deno.test("MessageStore.appendMany() keeps order, seqs and search across chunk boundaries", async () => {
