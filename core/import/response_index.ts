@@ -4,6 +4,7 @@ import type { ImportedRow, LedgerStore } from "../storage/ledger.ts";
 const EMPTY = 0; // ledger ids start at 1
 const MAX_LOAD = 0.75;
 const INITIAL_SLOTS = 1 << 10;
+const PAGE_ROWS = 10_000;
 
 /**
  * Which ledger row holds an imported response, by its external id: an in-memory stand-in
@@ -24,9 +25,12 @@ export class ResponseIndex {
   #size = 0;
   /** The newest row read so far, and its external id, to notice its deletion. */
   #last: { id: number; externalId: string | null } | null = null;
+  readonly #pageRows: number;
 
-  constructor(ledger: LedgerStore) {
+  /** `pageRows`: how many rows `catchUp` reads per query. */
+  constructor(ledger: LedgerStore, options: { pageRows?: number } = {}) {
     this.#ledger = ledger;
+    this.#pageRows = options.pageRows ?? PAGE_ROWS;
   }
 
   /** Reads the rows added since the last call. Call it inside the write transaction. */
@@ -35,10 +39,14 @@ export class ResponseIndex {
     if (last && this.#ledger.importedRow(last.id)?.externalId !== last.externalId) {
       this.#clear(); // the newest row is gone: its id (and later ones) may now name others
     }
-    const rows = this.#ledger.externalIdsAfter(this.#last?.id ?? 0);
-    for (const row of rows) if (row.externalId !== null) this.#add(row.externalId, row.id);
-    const newest = rows.at(-1);
-    if (newest) this.#last = newest;
+    // In pages, so that starting on a big ledger never holds it all in memory at once.
+    for (;;) {
+      const rows = this.#ledger.externalIdsAfter(this.#last?.id ?? 0, this.#pageRows);
+      for (const row of rows) if (row.externalId !== null) this.#add(row.externalId, row.id);
+      const newest = rows.at(-1);
+      if (newest) this.#last = newest;
+      if (rows.length < this.#pageRows) return;
+    }
   }
 
   /** The row imported under `externalId`, or null. */

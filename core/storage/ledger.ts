@@ -361,10 +361,13 @@ export class LedgerStore {
     );
   }
 
-  /** Every row after `afterId`, in id order: its id and external id (null if not imported). */
-  externalIdsAfter(afterId: number): { id: number; externalId: string | null }[] {
-    return this.#db.prepare("SELECT id, external_id FROM ledger WHERE id > ? ORDER BY id")
-      .all(afterId)
+  /**
+   * Up to `limit` rows after `afterId`, in id order: each one's id and external id (null if
+   * not imported).
+   */
+  externalIdsAfter(afterId: number, limit: number): { id: number; externalId: string | null }[] {
+    return this.#db.prepare("SELECT id, external_id FROM ledger WHERE id > ? ORDER BY id LIMIT ?")
+      .all(afterId, limit)
       .map((r) => ({ id: Number(r.id), externalId: r.external_id as string | null }));
   }
 

@@ -44,7 +44,7 @@ Deno.test("ResponseIndex finds every imported row by external id, and nothing el
       if (i % 7 === 0) add(null); // rows of bonsai's own runs have no external id
     }
   });
-  const index = new ResponseIndex(ledger);
+  const index = new ResponseIndex(ledger, { pageRows: 100 }); // many pages
   index.catchUp();
   for (const [key, id] of expected) {
     const row = index.find(key);
