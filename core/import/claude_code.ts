@@ -35,6 +35,8 @@ export interface ClaudeImportOptions {
   readonly progress?: (done: number, total: number) => void;
   /** Records after which the import is written as a bulk load (see ImportWriter). */
   readonly bulkRecords?: number;
+  /** Records per commit (tests make it small to spread an import over many commits). */
+  readonly commitRecords?: number;
   /**
    * Parse on a worker thread while this one writes: faster on big histories, but a second
    * JavaScript heap. Default: when more than PARALLEL_BYTES are to be read and the machine
@@ -55,6 +57,7 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
   const stats = emptyStats();
   const writer = new ImportWriter(options.db, options.ids, "claude-code", stats, {
     bulkRecords: options.bulkRecords,
+    commitRecords: options.commitRecords,
   });
   const files = new Set<string>();
   for (const root of options.roots) {

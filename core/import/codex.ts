@@ -58,6 +58,8 @@ export interface CodexImportOptions {
   readonly progress?: (done: number, total: number) => void;
   /** Records after which the import is written as a bulk load (see ImportWriter). */
   readonly bulkRecords?: number;
+  /** Records per commit (tests make it small to spread an import over many commits). */
+  readonly commitRecords?: number;
 }
 
 interface FileState {
@@ -75,6 +77,7 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportSt
   const stats = emptyStats();
   const writer = new ImportWriter(options.db, options.ids, "codex", stats, {
     bulkRecords: options.bulkRecords,
+    commitRecords: options.commitRecords,
   });
   const files: string[] = [];
   for (const root of options.roots) {

@@ -1,7 +1,7 @@
 import type { Ids } from "../ids.ts";
-import type { Db } from "../storage/db.ts";
+import { type Db, hasIndex } from "../storage/db.ts";
 import { type ImportedFile, ImportFileStore } from "../storage/import_files.ts";
-import { type Lane, type LedgerEntry, LedgerStore } from "../storage/ledger.ts";
+import { EXTERNAL_INDEX, type Lane, type LedgerEntry, LedgerStore } from "../storage/ledger.ts";
 import { type MessageInput, MessageStore } from "../storage/messages.ts";
 import {
   DEFAULT_TITLE,
@@ -145,17 +145,19 @@ export class ImportWriter implements ImportSink {
   readonly #byKey = new Map<string, SessionState>();
   readonly #byId = new Map<string, SessionState>();
   readonly #bulkRecords: number;
+  readonly #commitRecords: number;
 
   constructor(
     db: Db,
     ids: Ids,
     source: Exclude<SessionSource, "bonsai">,
     stats: ImportStats,
-    options: { bulkRecords?: number } = {},
+    options: { bulkRecords?: number; commitRecords?: number } = {},
   ) {
     this.#db = db;
     this.#ids = ids;
     this.#bulkRecords = options.bulkRecords ?? BULK_RECORDS;
+    this.#commitRecords = options.commitRecords ?? COMMIT_RECORDS;
     this.#source = source;
     this.#sessions = new SessionStore(db, ids);
     this.#messages = new MessageStore(db);
@@ -172,16 +174,15 @@ export class ImportWriter implements ImportSink {
 
   /** Commits when enough is queued; importers call it between batches of lines. */
   commitIfFull(): void {
-    if (this.#queued >= COMMIT_RECORDS || this.#queuedBytes >= COMMIT_BYTES) this.commit();
+    if (this.#queued >= this.#commitRecords || this.#queuedBytes >= COMMIT_BYTES) this.commit();
   }
 
   /** Commits the rest and returns the connection to its everyday settings. */
   finish(): void {
     this.commit();
-    if (this.#bulk) {
-      this.#tools.buildDurationIndex();
-      this.#ledger.buildExternalIndex();
-    }
+    // Built unless present: dropped by this import, or by another one that may have died.
+    this.#tools.buildDurationIndex();
+    this.#ledger.buildExternalIndex();
     this.#db.setAutoCheckpoint(NORMAL_CHECKPOINT_PAGES);
     this.#db.checkpoint();
   }
@@ -321,12 +322,22 @@ export class ImportWriter implements ImportSink {
   /** Writes everything queued, and the files' progress, in one transaction. */
   commit(): void {
     this.#committed += this.#queued;
+    const goBulk = !this.#bulk && this.#committed >= this.#bulkRecords;
+    // Response ids go in memory for a big import, or when another import dropped their
+    // index (scans would then hold the lock for minutes). The first read of a big ledger
+    // happens outside the write lock; the read inside it only catches up.
+    if (!this.#responses && (goBulk || !hasIndex(this.#db, EXTERNAL_INDEX))) {
+      this.#responses = new ResponseIndex(this.#ledger);
+      this.#responses.catchUp();
+    }
     this.#db.write(() => {
-      if (!this.#bulk && this.#committed >= this.#bulkRecords) {
+      if (goBulk) {
         this.#tools.dropDurationIndex();
         this.#ledger.dropExternalIndex();
-        this.#responses = new ResponseIndex(this.#ledger);
         this.#bulk = true;
+      }
+      if (!this.#responses && !hasIndex(this.#db, EXTERNAL_INDEX)) {
+        this.#responses = new ResponseIndex(this.#ledger); // dropped since the check above
       }
       this.#responses?.catchUp();
       for (const s of this.#byId.values()) {

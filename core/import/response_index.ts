@@ -1,5 +1,5 @@
 import { BonsaiError } from "../errors.ts";
-import type { ImportedRow, LedgerStore } from "../storage/ledger.ts";
+import type { ImportedRow, LedgerKey, LedgerStore } from "../storage/ledger.ts";
 
 const EMPTY = 0; // ledger ids start at 1
 const MAX_LOAD = 0.75;
@@ -23,8 +23,11 @@ export class ResponseIndex {
   #hashes = new Uint32Array(INITIAL_SLOTS);
   #ids = new Uint32Array(INITIAL_SLOTS);
   #size = 0;
-  /** The newest row read so far, and its external id, to notice its deletion. */
-  #last: { id: number; externalId: string | null } | null = null;
+  /**
+   * The newest row read so far, to notice its deletion: rows go only with their session,
+   * so a row that took its id over belongs to another session.
+   */
+  #last: LedgerKey | null = null;
   readonly #pageRows: number;
 
   /** `pageRows`: how many rows `catchUp` reads per query. */
@@ -33,10 +36,15 @@ export class ResponseIndex {
     this.#pageRows = options.pageRows ?? PAGE_ROWS;
   }
 
-  /** Reads the rows added since the last call. Call it inside the write transaction. */
+  /**
+   * Reads the rows added since the last call. Inside the write transaction it sees every
+   * row there is; before it (a first read of a big ledger, kept out of the lock), the next
+   * call inside catches up on what changed meanwhile.
+   */
   catchUp(): void {
     const last = this.#last;
-    if (last && this.#ledger.importedRow(last.id)?.externalId !== last.externalId) {
+    const now = last && this.#ledger.importedRow(last.id);
+    if (last && (now?.sessionId !== last.sessionId || now?.externalId !== last.externalId)) {
       this.#clear(); // the newest row is gone: its id (and later ones) may now name others
     }
     // In pages, so that starting on a big ledger never holds it all in memory at once.

@@ -1,4 +1,5 @@
 import { type Db, hasIndex } from "./db.ts";
+import { isUniqueViolation } from "./sqlite_errors.ts";
 
 export const EXTERNAL_INDEX = "ledger_external";
 const CREATE_EXTERNAL_INDEX = `CREATE UNIQUE INDEX IF NOT EXISTS ${EXTERNAL_INDEX}
@@ -13,8 +14,18 @@ export interface ImportedRow {
   readonly total: number;
 }
 
-const IMPORTED_ROW = `id, session_id, external_id, input_tokens + output_tokens
-  + cache_read_tokens + cache_write_5m_tokens + cache_write_1h_tokens AS total`;
+/** A row's tokens, all kinds. */
+const TOTAL = `(input_tokens + output_tokens + cache_read_tokens + cache_write_5m_tokens
+  + cache_write_1h_tokens)`;
+
+const IMPORTED_ROW = `id, session_id, external_id, ${TOTAL} AS total`;
+
+/** Which row holds which imported response (`externalId` null: not imported). */
+export interface LedgerKey {
+  readonly id: number;
+  readonly sessionId: string;
+  readonly externalId: string | null;
+}
 
 function importedRow(row: Record<string, unknown> | undefined): ImportedRow | null {
   if (!row) return null;
@@ -362,13 +373,17 @@ export class LedgerStore {
   }
 
   /**
-   * Up to `limit` rows after `afterId`, in id order: each one's id and external id (null if
-   * not imported).
+   * Up to `limit` rows after `afterId`, in id order: each one's id, session and external id
+   * (null if not imported).
    */
-  externalIdsAfter(afterId: number, limit: number): { id: number; externalId: string | null }[] {
-    return this.#db.prepare("SELECT id, external_id FROM ledger WHERE id > ? ORDER BY id LIMIT ?")
-      .all(afterId, limit)
-      .map((r) => ({ id: Number(r.id), externalId: r.external_id as string | null }));
+  externalIdsAfter(afterId: number, limit: number): LedgerKey[] {
+    return this.#db.prepare(
+      "SELECT id, session_id, external_id FROM ledger WHERE id > ? ORDER BY id LIMIT ?",
+    ).all(afterId, limit).map((r) => ({
+      id: Number(r.id),
+      sessionId: r.session_id as string,
+      externalId: r.external_id as string | null,
+    }));
   }
 
   /**
@@ -379,13 +394,30 @@ export class LedgerStore {
     this.#db.write(() => this.#db.connection.exec(`DROP INDEX IF EXISTS ${EXTERNAL_INDEX}`));
   }
 
-  /** Builds the external-id index if it is missing (after a big import, or a killed one). */
+  /**
+   * Builds the external-id index if it is missing (after a big import, or a killed one).
+   * Should a response have been written twice while it was missing, the copies are merged
+   * first, as an import merges them: the one with the most tokens stays.
+   */
   buildExternalIndex(): void {
     if (hasIndex(this.#db, EXTERNAL_INDEX)) return;
     const conn = this.#db.connection;
-    conn.exec("PRAGMA temp_store = FILE"); // the sort spills to disk, not memory
+    conn.exec("PRAGMA temp_store = FILE"); // the sorts spill to disk, not memory
     try {
       this.#db.write(() => conn.exec(CREATE_EXTERNAL_INDEX));
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      this.#db.write(() => {
+        conn.exec(
+          `DELETE FROM ledger WHERE id IN (
+             SELECT id FROM (
+               SELECT id, row_number() OVER (PARTITION BY external_id ORDER BY ${TOTAL} DESC, id)
+                 AS copy
+               FROM ledger WHERE external_id IS NOT NULL)
+             WHERE copy > 1)`,
+        );
+        conn.exec(CREATE_EXTERNAL_INDEX);
+      });
     } finally {
       conn.exec("PRAGMA temp_store = MEMORY");
     }

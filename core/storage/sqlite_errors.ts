@@ -14,6 +14,14 @@ export function sqliteCode(err: unknown): number | null {
   return null;
 }
 
+/**
+ * Whether `err` is a UNIQUE constraint failure. Deno's node:sqlite gives errors from
+ * `exec` no result code, so the message is what tells.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Error && err.message.startsWith("UNIQUE constraint failed");
+}
+
 /** Turns low-level SQLite failures on the database file into user-facing errors. */
 export function describeOpenError(err: unknown, path: string): unknown {
   const code = sqliteCode(err);

@@ -436,3 +436,97 @@ Deno.test("parsing on a worker thread imports exactly what parsing on the writer
   assert.equal(worker.again.skippedFiles, worker.again.files);
   assert.deepEqual(worker, inline);
 });
+
+/** Ledger rows as an import leaves them, comparable across databases. */
+function ledgerRows(db: Awaited<ReturnType<typeof openTestDb>>["db"]) {
+  return db.connection.prepare(
+    `SELECT l.external_id, s.external_id AS session, l.model, l.input_tokens, l.output_tokens,
+       l.cache_read_tokens, l.cache_write_5m_tokens, l.cache_write_1h_tokens, l.cost_usd, l.lane
+     FROM ledger l JOIN sessions s ON s.id = l.session_id ORDER BY l.external_id`,
+  ).all().map((r) => ({ ...r }));
+}
+
+/**
+ * Writes a "resumed" copy of a session file under a new session id: Claude Code copies the
+ * earlier responses (same message and request ids) into the new transcript.
+ */
+async function writeResumedCopy(logs: string): Promise<void> {
+  const project = (await Array.fromAsync(Deno.readDir(join(logs, "projects"))))[0]!.name;
+  const dir = join(logs, "projects", project);
+  const file = (await Array.fromAsync(Deno.readDir(dir))).find((e) =>
+    e.isFile && e.name.endsWith(".jsonl")
+  )!;
+  const lines = (await Deno.readTextFile(join(dir, file.name))).split("\n").filter((l) => {
+    try {
+      return JSON.parse(l).sessionId !== undefined;
+    } catch {
+      return false;
+    }
+  });
+  const id = "0199ffff-0000-7000-8000-00000000c0de";
+  await Deno.writeTextFile(
+    join(dir, `${id}.jsonl`),
+    lines.map((l) => JSON.stringify({ ...JSON.parse(l), sessionId: id })).join("\n") + "\n",
+  );
+}
+
+Deno.test("a bulk import spread over many commits deduplicates across them as the index does", async () => {
+  await using dir = await tempDir();
+  const logs = join(dir.path, "claude");
+  await generateClaudeLogs({ out: logs, entries: 1500, seed: 5, days: 10 });
+  await writeResumedCopy(logs);
+  const steady = await openTestDb(join(dir.path, "steady"));
+  using _s = steady.db;
+  const expected = await importClaudeCode({ db: steady.db, ids: steady.ids, roots: [logs] });
+  assert.equal(expected.ledgerRows, 1500, "the resumed copy adds no response");
+  const bulk = await openTestDb(join(dir.path, "bulk"));
+  using _b = bulk.db;
+  const stats = await importClaudeCode({
+    db: bulk.db,
+    ids: bulk.ids,
+    roots: [logs],
+    bulkRecords: 1,
+    commitRecords: 50,
+  });
+  assert.deepEqual(stats, expected);
+  assert.deepEqual(ledgerRows(bulk.db), ledgerRows(steady.db));
+  assert.ok(hasIndex(bulk.db, EXTERNAL_INDEX));
+});
+
+Deno.test("an import whose external-id index another import drops goes on in memory, never scanning", async () => {
+  await using dir = await tempDir();
+  const logs = join(dir.path, "claude");
+  await generateClaudeLogs({ out: logs, entries: 1500, seed: 5, days: 10 });
+  await writeResumedCopy(logs);
+  const steady = await openTestDb(join(dir.path, "steady"));
+  using _s = steady.db;
+  await importClaudeCode({ db: steady.db, ids: steady.ids, roots: [logs] });
+  const other = await openTestDb(join(dir.path, "other"));
+  using _o = other.db;
+  const ledger = new LedgerStore(other.db);
+  const findExternal = LedgerStore.prototype.findExternal;
+  let scans = 0;
+  LedgerStore.prototype.findExternal = function (this: LedgerStore, id: string) {
+    if (!hasIndex(other.db, EXTERNAL_INDEX)) scans++;
+    return findExternal.call(this, id);
+  };
+  try {
+    let dropped = false;
+    await importClaudeCode({
+      db: other.db,
+      ids: other.ids,
+      roots: [logs],
+      commitRecords: 50,
+      // After the first batch, "another import" crosses its bulk threshold.
+      progress: () => {
+        if (!dropped) ledger.dropExternalIndex();
+        dropped = true;
+      },
+    });
+  } finally {
+    LedgerStore.prototype.findExternal = findExternal;
+  }
+  assert.equal(scans, 0);
+  assert.deepEqual(ledgerRows(other.db), ledgerRows(steady.db));
+  assert.ok(hasIndex(other.db, EXTERNAL_INDEX), "built again when the import finished");
+});

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { hashKey, ResponseIndex } from "../../../core/import/response_index.ts";
-import { LedgerStore } from "../../../core/storage/ledger.ts";
+import { hasIndex } from "../../../core/storage/db.ts";
+import { EXTERNAL_INDEX, LedgerStore } from "../../../core/storage/ledger.ts";
 import { SessionStore } from "../../../core/storage/sessions.ts";
 import { openTestDb } from "../../support/db.ts";
 import { tempDir } from "../../support/temp.ts";
@@ -8,18 +9,20 @@ import { ledgerRow } from "../../support/usage_ledger.ts";
 
 async function ledgerDb(dir: string) {
   const { db, ids } = await openTestDb(dir);
-  const session = new SessionStore(db, ids).create({ projectPath: "/p", title: "t" });
+  const sessions = new SessionStore(db, ids);
+  const session = sessions.create({ projectPath: "/p", title: "t" });
   const ledger = new LedgerStore(db);
-  const add = (externalId: string | null, outputTokens = 1) =>
+  const add = (externalId: string | null, outputTokens = 1, into = session) =>
     ledger.append([
-      ledgerRow({ sessionId: session.id, projectId: session.projectId, createdAt: 0 }, {
+      ledgerRow({ sessionId: into.id, projectId: into.projectId, createdAt: 0 }, {
         provider: "anthropic",
         model: "claude-sonnet-4-5",
         externalId,
         outputTokens,
       }),
     ])[0]!;
-  return { db, ledger, add, sessionId: session.id };
+  const newSession = () => sessions.create({ projectPath: "/p", title: "other" });
+  return { db, ledger, sessions, add, newSession, sessionId: session.id };
 }
 
 /** Two different keys with the same 32-bit hash (a birthday search: ~80k tries). */
@@ -95,4 +98,48 @@ Deno.test("ResponseIndex.catchUp() sees rows written since, and starts over when
   assert.equal(index.find("cc:newest"), null);
   assert.equal(index.find("cc:later"), null);
   assert.equal(index.find("cc:first")?.id, first);
+});
+
+Deno.test("ResponseIndex.catchUp() notices its newest row replaced by another session's, keys or none", async () => {
+  await using dir = await tempDir();
+  const { db, ledger, sessions, add, newSession } = await ledgerDb(dir.path);
+  using _ = db;
+  const index = new ResponseIndex(ledger);
+  add("cc:x");
+  const run = newSession(); // a bonsai run: rows without external ids
+  add(null, 1, run);
+  const newest = add(null, 1, run);
+  index.catchUp();
+  // The run is forgotten; another import then fills the freed ids, the newest again
+  // with a row that has no external id.
+  sessions.forget(run.id);
+  const other = newSession();
+  const y = add("cc:y", 1, other);
+  assert.equal(add(null, 1, other), newest, "the newest id, taken over");
+  index.catchUp();
+  assert.equal(index.find("cc:y")?.id, y);
+});
+
+Deno.test("LedgerStore.buildExternalIndex() merges copies written while the index was gone", async () => {
+  await using dir = await tempDir();
+  const { db, ledger, add, sessionId } = await ledgerDb(dir.path);
+  using _ = db;
+  ledger.dropExternalIndex();
+  add("cc:a", 5);
+  const larger = add("cc:a", 9);
+  add("cc:a", 2);
+  const single = add("cc:b", 4);
+  ledger.buildExternalIndex();
+  assert.ok(hasIndex(db, EXTERNAL_INDEX));
+  const rows = db.connection.prepare(
+    "SELECT id, external_id, output_tokens FROM ledger ORDER BY id",
+  )
+    .all().map((r) => ({ ...r }));
+  assert.deepEqual(rows, [
+    { id: larger, external_id: "cc:a", output_tokens: 9 },
+    { id: single, external_id: "cc:b", output_tokens: 4 },
+  ]);
+  const session = db.connection.prepare("SELECT turns, total_tokens FROM sessions WHERE id = ?")
+    .get(sessionId);
+  assert.deepEqual({ ...session }, { turns: 2, total_tokens: 13 }, "the session's counters follow");
 });
