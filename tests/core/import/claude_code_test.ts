@@ -447,9 +447,19 @@ function ledgerRows(db: Awaited<ReturnType<typeof openTestDb>>["db"]) {
 }
 
 /**
- * Writes a "resumed" copy of a session file under a new session id: Claude Code copies the
- * earlier responses (same message and request ids) into the new transcript.
+ * Generated logs plus a "resumed" copy of one session file under a new session id (Claude
+ * Code copies the earlier responses, same message and request ids, into the new
+ * transcript), imported the everyday way into `<dir>/steady`.
  */
+async function resumedLogs(dir: string) {
+  const logs = join(dir, "claude");
+  await generateClaudeLogs({ out: logs, entries: 1500, seed: 5, days: 10 });
+  await writeResumedCopy(logs);
+  const steady = await openTestDb(join(dir, "steady"));
+  const stats = await importClaudeCode({ db: steady.db, ids: steady.ids, roots: [logs] });
+  return { logs, steady: steady.db, stats };
+}
+
 async function writeResumedCopy(logs: string): Promise<void> {
   const project = (await Array.fromAsync(Deno.readDir(join(logs, "projects"))))[0]!.name;
   const dir = join(logs, "projects", project);
@@ -472,12 +482,8 @@ async function writeResumedCopy(logs: string): Promise<void> {
 
 Deno.test("a bulk import spread over many commits deduplicates across them as the index does", async () => {
   await using dir = await tempDir();
-  const logs = join(dir.path, "claude");
-  await generateClaudeLogs({ out: logs, entries: 1500, seed: 5, days: 10 });
-  await writeResumedCopy(logs);
-  const steady = await openTestDb(join(dir.path, "steady"));
-  using _s = steady.db;
-  const expected = await importClaudeCode({ db: steady.db, ids: steady.ids, roots: [logs] });
+  const { logs, steady, stats: expected } = await resumedLogs(dir.path);
+  using _s = steady;
   assert.equal(expected.ledgerRows, 1500, "the resumed copy adds no response");
   const bulk = await openTestDb(join(dir.path, "bulk"));
   using _b = bulk.db;
@@ -489,18 +495,14 @@ Deno.test("a bulk import spread over many commits deduplicates across them as th
     commitRecords: 50,
   });
   assert.deepEqual(stats, expected);
-  assert.deepEqual(ledgerRows(bulk.db), ledgerRows(steady.db));
+  assert.deepEqual(ledgerRows(bulk.db), ledgerRows(steady));
   assert.ok(hasIndex(bulk.db, EXTERNAL_INDEX));
 });
 
 Deno.test("an import whose external-id index another import drops goes on in memory, never scanning", async () => {
   await using dir = await tempDir();
-  const logs = join(dir.path, "claude");
-  await generateClaudeLogs({ out: logs, entries: 1500, seed: 5, days: 10 });
-  await writeResumedCopy(logs);
-  const steady = await openTestDb(join(dir.path, "steady"));
-  using _s = steady.db;
-  await importClaudeCode({ db: steady.db, ids: steady.ids, roots: [logs] });
+  const { logs, steady } = await resumedLogs(dir.path);
+  using _s = steady;
   const other = await openTestDb(join(dir.path, "other"));
   using _o = other.db;
   const ledger = new LedgerStore(other.db);
@@ -527,6 +529,6 @@ Deno.test("an import whose external-id index another import drops goes on in mem
     LedgerStore.prototype.findExternal = findExternal;
   }
   assert.equal(scans, 0);
-  assert.deepEqual(ledgerRows(other.db), ledgerRows(steady.db));
+  assert.deepEqual(ledgerRows(other.db), ledgerRows(steady));
   assert.ok(hasIndex(other.db, EXTERNAL_INDEX), "built again when the import finished");
 });
