@@ -136,10 +136,10 @@ export class ImportWriter implements ImportSink {
   #fileProgress = new Map<string, ImportedFile>();
   #order = 0;
   #queued = 0;
-  /** Records committed so far, and whether the duration index is dropped until `finish`. */
+  /** Records committed so far, and whether this import dropped its two indexes. */
   #committed = 0;
   #bulk = false;
-  /** Response ids in memory, once the import is big enough to drop their index. */
+  /** Response ids in memory, once the import drops their index or finds it dropped. */
   #responses: ResponseIndex | null = null;
   #queuedBytes = 0;
   readonly #byKey = new Map<string, SessionState>();

@@ -8,9 +8,9 @@ const PAGE_ROWS = 10_000;
 
 /**
  * Which ledger row holds an imported response, by its external id: an in-memory stand-in
- * for the `ledger_external` index while a big import runs without it. Response ids are
- * random, so at a million rows every commit rewrote a few thousand scattered index pages:
- * a third of the import's writes.
+ * for the `ledger_external` index while a big import runs without it (or finds it dropped
+ * by another import). Response ids are random, so at a million rows every commit rewrote a
+ * few thousand scattered index pages: a third of the import's writes.
  *
  * It keeps a 32-bit hash and the row id of every imported row (8 bytes a slot, 16 MiB at a
  * million rows). A hash match is checked against the row itself, so a collision costs one
