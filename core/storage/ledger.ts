@@ -396,8 +396,9 @@ export class LedgerStore {
 
   /**
    * Builds the external-id index if it is missing (after a big import, or a killed one).
-   * Should a response have been written twice while it was missing, the copies are merged
-   * first, as an import merges them: the one with the most tokens stays.
+   * Should a response have been written twice while it was missing, the build fails; the
+   * copies are then merged as an import merges them (the one with the most tokens stays)
+   * and the index is built again.
    */
   buildExternalIndex(): void {
     if (hasIndex(this.#db, EXTERNAL_INDEX)) return;
