@@ -1,16 +1,19 @@
 // Benchmark for importing Claude Code history and the usage dashboard (issue: usage and
 // import). Prints one JSON object; progress goes to stderr.
 //   deno run -A scripts/bench_usage.ts [--entries 1000000] [--seed 1] [--runs 15]
-//     [--ccusage PATH] [--no-ccusage]
+//     [--ccusage PATH] [--no-ccusage] [--reuse] [--floor]
 // Generates the logs once into .bench/ (reused while they match), imports them into a fresh
 // home, times `bonsai usage --json` and the table as whole processes, and, when ccusage is
 // installed (--ccusage, $CCUSAGE, `ccusage` on PATH or node_modules/.bin), runs
-// `ccusage daily --json --offline` on the same files and prints the ratios.
+// `ccusage daily --json --offline` on the same files and prints the ratios. --floor also
+// measures what any import would cost at best on this machine (scripts/lib/import_floor.ts):
+// the imported rows copied by SQLite alone, and the logs through JSON.parse alone.
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { generateClaudeLogs } from "./gen_claude_logs.ts";
 import { benchDir, bonsaiRunArgs, progress, ROOT, round, stats } from "./lib/bench_util.ts";
+import { parseFloor, sqlFloor } from "./lib/import_floor.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -21,6 +24,7 @@ const { values } = parseArgs({
     ccusage: { type: "string" },
     "no-ccusage": { type: "boolean", default: false },
     reuse: { type: "boolean", default: false },
+    floor: { type: "boolean", default: false },
   },
 });
 const entries = Number(values.entries);
@@ -124,6 +128,21 @@ if (ccusagePath) {
   };
 }
 
+// --- the floor ----------------------------------------------------------------------------
+let floor: Record<string, unknown> | null = null;
+if (values.floor) {
+  progress("measuring the floor: SQLite alone ...");
+  const sql = await sqlFloor(join(home, "bonsai.db"), benchDir(`floor-${entries}-${seed}`));
+  progress(`  ${round(sql.total_ms / 1000, 1)} s; JSON.parse alone ...`);
+  const parse = await parseFloor(logs);
+  progress(`  ${round(parse.ms / 1000, 1)} s`);
+  floor = {
+    sql,
+    json_parse: parse,
+    import_to_sql_floor: firstImport ? round(firstImport.ms / sql.total_ms, 2) : null,
+  };
+}
+
 const targets = {
   import_ms: 60_000,
   usage_json_p50_ms: 300,
@@ -149,6 +168,7 @@ const result = {
   usage_table: usageTableStats,
   usage_json_new_york: stats(zonedRuns),
   ccusage: ccusage ?? { skipped: values["no-ccusage"] ? "--no-ccusage" : "not installed" },
+  floor: floor ?? { skipped: "no --floor" },
   targets,
   targets_met: {
     import: firstImport ? firstImport.ms <= targets.import_ms : null,
