@@ -120,6 +120,19 @@ export class Db {
 /** Bytes a WAL file is truncated to when SQLite resets it after a checkpoint. */
 const WAL_SIZE_LIMIT = 64 << 20;
 
+/**
+ * Runs `fn` with SQLite's sorts spilling to temporary files instead of memory: building an
+ * index over a big table sorts all of its keys.
+ */
+export function withDiskSorts<T>(db: Db, fn: () => T): T {
+  db.connection.exec("PRAGMA temp_store = FILE");
+  try {
+    return fn();
+  } finally {
+    db.connection.exec("PRAGMA temp_store = MEMORY");
+  }
+}
+
 /** Whether the schema has an index of this name. */
 export function hasIndex(db: Db, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?").get(name) !==

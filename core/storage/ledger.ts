@@ -1,4 +1,4 @@
-import { type Db, hasIndex } from "./db.ts";
+import { type Db, hasIndex, withDiskSorts } from "./db.ts";
 import { isUniqueViolation } from "./sqlite_errors.ts";
 
 export const EXTERNAL_INDEX = "ledger_external";
@@ -403,25 +403,24 @@ export class LedgerStore {
   buildExternalIndex(): void {
     if (hasIndex(this.#db, EXTERNAL_INDEX)) return;
     const conn = this.#db.connection;
-    conn.exec("PRAGMA temp_store = FILE"); // the sorts spill to disk, not memory
-    try {
-      this.#db.write(() => conn.exec(CREATE_EXTERNAL_INDEX));
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      this.#db.write(() => {
-        conn.exec(
-          `DELETE FROM ledger WHERE id IN (
-             SELECT id FROM (
-               SELECT id, row_number() OVER (PARTITION BY external_id ORDER BY ${TOTAL} DESC, id)
-                 AS copy
-               FROM ledger WHERE external_id IS NOT NULL)
-             WHERE copy > 1)`,
-        );
-        conn.exec(CREATE_EXTERNAL_INDEX);
-      });
-    } finally {
-      conn.exec("PRAGMA temp_store = MEMORY");
-    }
+    withDiskSorts(this.#db, () => {
+      try {
+        this.#db.write(() => conn.exec(CREATE_EXTERNAL_INDEX));
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        this.#db.write(() => {
+          conn.exec(
+            `DELETE FROM ledger WHERE id IN (
+               SELECT id FROM (
+                 SELECT id, row_number() OVER (PARTITION BY external_id ORDER BY ${TOTAL} DESC, id)
+                   AS copy
+                 FROM ledger WHERE external_id IS NOT NULL)
+               WHERE copy > 1)`,
+          );
+          conn.exec(CREATE_EXTERNAL_INDEX);
+        });
+      }
+    });
   }
 
   /** Replaces a row's usage with a later, fuller copy of the same response (imports). */

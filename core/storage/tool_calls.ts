@@ -1,5 +1,5 @@
 import { BonsaiError } from "../errors.ts";
-import { type Db, hasIndex } from "./db.ts";
+import { type Db, hasIndex, withDiskSorts } from "./db.ts";
 
 /** Where a tool call is in its life. */
 export type ToolCallStatus =
@@ -69,14 +69,11 @@ export class ToolCallStore {
    * before it could). Its sort spills to temporary files, not memory.
    */
   buildDurationIndex(): void {
-    const conn = this.#db.connection;
     if (hasIndex(this.#db, DURATION_INDEX)) return;
-    conn.exec("PRAGMA temp_store = FILE");
-    try {
-      this.#db.write(() => conn.exec(CREATE_DURATION_INDEX));
-    } finally {
-      conn.exec("PRAGMA temp_store = MEMORY");
-    }
+    withDiskSorts(
+      this.#db,
+      () => this.#db.write(() => this.#db.connection.exec(CREATE_DURATION_INDEX)),
+    );
   }
 
   /**
