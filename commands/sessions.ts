@@ -98,8 +98,8 @@ export async function showSession(world: World, id: string, raw: unknown): Promi
   }
   const { style } = ui;
   const field = (name: string, value: string) => `${style.dim(name.padEnd(10))} ${value}`;
-  const cost = formatUsd(session.costUsd, { floor: session.unpricedTurns > 0, ascii: ui.ascii }) +
-    (session.unpricedTurns > 0 ? ` (${session.unpricedTurns} unpriced turns)` : "");
+  const cost = formatUsd(session.costUsd, { floor: session.unpricedAttempts > 0, ascii: ui.ascii }) +
+    (session.unpricedAttempts > 0 ? ` (${session.unpricedAttempts} unpriced turns)` : "");
   const lines = [
     style.bold(session.title),
     field("id", session.id),

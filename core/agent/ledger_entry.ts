@@ -69,7 +69,7 @@ export function ledgerTotals(ledger: readonly LedgerEntry[]) {
     cost: {
       usd: Math.round(sum((e) => e.costUsd ?? 0) * 1e6) / 1e6,
       exact: unpriced === 0 && inexact === 0,
-      unpricedTurns: unpriced,
+      unpricedAttempts: unpriced,
     },
   };
 }

@@ -43,7 +43,7 @@ export interface RunResult {
   readonly cost: {
     readonly usd: number;
     readonly exact: boolean;
-    readonly unpricedTurns: number;
+    readonly unpricedAttempts: number;
     /** Present when a session cost limit is set: whether it could be enforced exactly. */
     readonly enforcement: { readonly enforced: boolean; readonly reason: string | null } | null;
   };

@@ -38,7 +38,7 @@ export function runJson(
     cost: {
       usd: result.cost.usd,
       exact: result.cost.exact,
-      unpriced_turns: result.cost.unpricedTurns,
+      unpriced_attempts: result.cost.unpricedAttempts,
       ...(result.cost.enforcement
         ? {
           session_limit_enforced: result.cost.enforcement.enforced,

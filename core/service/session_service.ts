@@ -237,11 +237,11 @@ export class SessionService {
     runtime.flush();
     const t = new LedgerStore(this.deps.db).totals(runtime.id);
     const reasons = [
-      t.unpricedTurns > 0 ? `${t.unpricedTurns} turn(s) without a known price` : null,
-      t.inexactUsageTurns > 0 ? `${t.inexactUsageTurns} turn(s) without exact usage` : null,
+      t.unpricedAttempts > 0 ? `${t.unpricedAttempts} turn(s) without a known price` : null,
+      t.inexactAttempts > 0 ? `${t.inexactAttempts} turn(s) without exact usage` : null,
     ].filter((r) => r !== null);
     return {
-      turns: t.completedTurns,
+      turns: t.turns,
       outputChars: t.outputChars,
       activeMs: runtime.activeMs(this.deps.clock.now()),
       costUsd: t.costUsd,

@@ -47,8 +47,8 @@ export function sessionDetail(db: Db, session: Session): SessionDetail {
         ended_at: iso(e.endedAt),
       })),
       usage: {
-        attempts: totals.turns,
-        completed_turns: totals.completedTurns,
+        attempts: totals.attempts,
+        turns: totals.turns,
         input_tokens: totals.inputTokens,
         output_tokens: totals.outputTokens,
         cache_read_tokens: totals.cacheReadTokens,
@@ -57,8 +57,8 @@ export function sessionDetail(db: Db, session: Session): SessionDetail {
         output_chars: totals.outputChars,
         cost_usd: Math.round(totals.costUsd * 1e6) / 1e6,
         baseline_cost_usd: Math.round(totals.baselineCostUsd * 1e6) / 1e6,
-        cost_exact: totals.unpricedTurns === 0 && totals.inexactUsageTurns === 0,
-        unpriced_turns: totals.unpricedTurns,
+        cost_exact: totals.unpricedAttempts === 0 && totals.inexactAttempts === 0,
+        unpriced_attempts: totals.unpricedAttempts,
       },
       changed_files: changed.map((f) => ({
         path: f.path,

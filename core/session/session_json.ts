@@ -15,7 +15,7 @@ export interface SessionJson {
   turns: number;
   cost_usd: number;
   cost_exact: boolean;
-  unpriced_turns: number;
+  unpriced_attempts: number;
   provider: string | null;
   model: string | null;
   source: string;
@@ -36,8 +36,8 @@ export function sessionJson(s: Session): SessionJson {
     total_tokens: s.totalTokens,
     turns: s.turns,
     cost_usd: roundUsd(s.costUsd),
-    cost_exact: s.unpricedTurns === 0,
-    unpriced_turns: s.unpricedTurns,
+    cost_exact: s.unpricedAttempts === 0,
+    unpriced_attempts: s.unpricedAttempts,
     provider: s.provider,
     model: s.model,
     source: s.source,

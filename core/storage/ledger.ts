@@ -86,9 +86,9 @@ export interface LedgerRow extends LedgerEntry {
 /** Sums over a session's ledger, for budgets and reports. */
 export interface LedgerTotals {
   /** Every row (attempt), failed ones included. */
+  readonly attempts: number;
+  /** Rows of completed responses (no error): what bonsai calls a turn. */
   readonly turns: number;
-  /** Rows of completed responses (no error). */
-  readonly completedTurns: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly cacheReadTokens: number;
@@ -97,10 +97,10 @@ export interface LedgerTotals {
   readonly outputChars: number;
   readonly costUsd: number;
   readonly baselineCostUsd: number;
-  /** Rows without a known price. */
-  readonly unpricedTurns: number;
+  /** Rows (failed attempts included) without a known price. */
+  readonly unpricedAttempts: number;
   /** Rows without provider-reported usage. */
-  readonly inexactUsageTurns: number;
+  readonly inexactAttempts: number;
 }
 
 interface LedgerRecord {
@@ -282,8 +282,8 @@ export class LedgerStore {
     const db = this.#db;
     db.prepare(
       `UPDATE sessions SET turns = turns + t.n, total_tokens = total_tokens + t.tokens,
-         cost_usd = cost_usd + t.cost, unpriced_turns = unpriced_turns + t.unpriced
-       FROM (SELECT session_id, count(*) AS n,
+         cost_usd = cost_usd + t.cost, unpriced_attempts = unpriced_attempts + t.unpriced
+       FROM (SELECT session_id, sum(error IS NULL) AS n,
                sum(input_tokens + output_tokens + cache_read_tokens + cache_write_5m_tokens
                    + cache_write_1h_tokens) AS tokens,
                sum(coalesce(cost_usd, 0)) AS cost, sum(cost_usd IS NULL) AS unpriced
@@ -313,8 +313,8 @@ export class LedgerStore {
        FROM ledger WHERE session_id = ?`,
     ).get(sessionId) as Record<string, number>;
     return {
-      turns: r.turns!,
-      completedTurns: r.completed!,
+      attempts: r.turns!,
+      turns: r.completed!,
       inputTokens: r.input!,
       outputTokens: r.output!,
       cacheReadTokens: r.cache_read!,
@@ -323,8 +323,8 @@ export class LedgerStore {
       outputChars: r.chars!,
       costUsd: r.cost!,
       baselineCostUsd: r.baseline!,
-      unpricedTurns: r.unpriced!,
-      inexactUsageTurns: r.inexact!,
+      unpricedAttempts: r.unpriced!,
+      inexactAttempts: r.inexact!,
     };
   }
 
@@ -342,8 +342,8 @@ export class LedgerStore {
       lane: r.lane as Lane,
       provider: String(r.provider),
       model: String(r.model),
-      turns: Number(r.turns),
-      completedTurns: Number(r.completed),
+      attempts: Number(r.turns),
+      turns: Number(r.completed),
       inputTokens: Number(r.input),
       outputTokens: Number(r.output),
       cacheReadTokens: Number(r.cache_read),
@@ -352,8 +352,8 @@ export class LedgerStore {
       outputChars: Number(r.chars),
       costUsd: Number(r.cost),
       baselineCostUsd: Number(r.baseline),
-      unpricedTurns: Number(r.unpriced),
-      inexactUsageTurns: Number(r.inexact),
+      unpricedAttempts: Number(r.unpriced),
+      inexactAttempts: Number(r.inexact),
     }));
   }
 

@@ -49,7 +49,7 @@ export interface Session {
   readonly turns: number;
   readonly totalTokens: number;
   readonly costUsd: number;
-  readonly unpricedTurns: number;
+  readonly unpricedAttempts: number;
 }
 
 /** What a new session starts with. */
@@ -124,7 +124,7 @@ interface SessionRecord {
   turns: number;
   total_tokens: number;
   cost_usd: number;
-  unpriced_turns: number;
+  unpriced_attempts: number;
 }
 
 const SELECT = `SELECT s.*, p.root_path FROM sessions s JOIN projects p ON p.id = s.project_id`;
@@ -421,6 +421,6 @@ function toSession(r: SessionRecord): Session {
     turns: r.turns,
     totalTokens: r.total_tokens,
     costUsd: r.cost_usd,
-    unpricedTurns: r.unpriced_turns,
+    unpricedAttempts: r.unpriced_attempts,
   };
 }

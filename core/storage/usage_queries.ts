@@ -22,7 +22,7 @@ export interface UsageSums {
   readonly reasoningTokens: number;
   readonly costUsd: number;
   readonly baselineCostUsd: number;
-  readonly unpricedTurns: number;
+  readonly unpricedAttempts: number;
   readonly inexactTurns: number;
   readonly expectedPctSum: number;
   readonly expectedPctCount: number;
@@ -52,7 +52,7 @@ function sums(r: Record<string, number | string | null>): UsageSums {
     reasoningTokens: n("reasoning"),
     costUsd: n("cost"),
     baselineCostUsd: n("baseline"),
-    unpricedTurns: n("unpriced"),
+    unpricedAttempts: n("unpriced"),
     inexactTurns: n("inexact"),
     expectedPctSum: n("eps"),
     expectedPctCount: n("epc"),
@@ -278,7 +278,7 @@ export class UsageQueries {
     let cond = w.sql.replace("project_id", "r.project_id");
     if (filter.since === undefined && filter.until === undefined) {
       const top = this.#db.prepare(
-        `SELECT id FROM sessions WHERE turns > 0 ${
+        `SELECT id FROM sessions WHERE total_tokens > 0 ${
           filter.projectId !== undefined ? "AND project_id = ?" : ""
         } ORDER BY cost_usd DESC, total_tokens DESC LIMIT ?`,
       ).all(

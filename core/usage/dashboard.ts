@@ -14,7 +14,7 @@ export interface Totals {
   readonly totalTokens: number;
   readonly costUsd: number;
   readonly costExact: boolean;
-  readonly unpricedTurns: number;
+  readonly unpricedAttempts: number;
 }
 
 /** A model's share of usage. */
@@ -51,12 +51,12 @@ export interface Dashboard {
   readonly models: { models: ModelTotals[] };
   readonly cost: {
     days:
-      (Pick<Totals, "costUsd" | "costExact" | "unpricedTurns" | "turns"> & { period: string })[];
+      (Pick<Totals, "costUsd" | "costExact" | "unpricedAttempts" | "turns"> & { period: string })[];
     weeks:
-      (Pick<Totals, "costUsd" | "costExact" | "unpricedTurns" | "turns"> & { period: string })[];
+      (Pick<Totals, "costUsd" | "costExact" | "unpricedAttempts" | "turns"> & { period: string })[];
     months:
-      (Pick<Totals, "costUsd" | "costExact" | "unpricedTurns" | "turns"> & { period: string })[];
-    total: Pick<Totals, "costUsd" | "costExact" | "unpricedTurns" | "turns">;
+      (Pick<Totals, "costUsd" | "costExact" | "unpricedAttempts" | "turns"> & { period: string })[];
+    total: Pick<Totals, "costUsd" | "costExact" | "unpricedAttempts" | "turns">;
   };
   readonly sessions: {
     sessions: (Totals & {
@@ -121,7 +121,7 @@ const EMPTY: Totals = {
   totalTokens: 0,
   costUsd: 0,
   costExact: true,
-  unpricedTurns: 0,
+  unpricedAttempts: 0,
 };
 
 /** Totals from rollup sums. A turn counts once it completed; failed attempts add tokens only. */
@@ -136,8 +136,8 @@ export function totalsOf(s: UsageSums): Totals {
     reasoningTokens: s.reasoningTokens,
     totalTokens: s.inputTokens + s.outputTokens + cacheWrite + s.cacheReadTokens,
     costUsd: round(s.costUsd),
-    costExact: s.unpricedTurns === 0 && s.inexactTurns === 0,
-    unpricedTurns: s.unpricedTurns,
+    costExact: s.unpricedAttempts === 0 && s.inexactTurns === 0,
+    unpricedAttempts: s.unpricedAttempts,
   };
 }
 
@@ -153,7 +153,7 @@ export function addTotals(a: Totals, b: Totals): Totals {
     totalTokens: a.totalTokens + b.totalTokens,
     costUsd: round(a.costUsd + b.costUsd),
     costExact: a.costExact && b.costExact,
-    unpricedTurns: a.unpricedTurns + b.unpricedTurns,
+    unpricedAttempts: a.unpricedAttempts + b.unpricedAttempts,
   };
 }
 
@@ -277,18 +277,20 @@ function calendar(days: readonly DayTotals[], end: string): Heatmap["calendar"] 
 }
 
 function costPeriods(days: readonly DayTotals[], total: Totals): Dashboard["cost"] {
-  type Row = Pick<Totals, "costUsd" | "costExact" | "unpricedTurns" | "turns"> & { period: string };
+  type Row = Pick<Totals, "costUsd" | "costExact" | "unpricedAttempts" | "turns"> & {
+    period: string;
+  };
   const group = (key: (date: string) => string): Row[] => {
     const out = new Map<string, Row>();
     for (const d of days) {
       const k = key(d.date);
       const r = out.get(k) ??
-        { period: k, costUsd: 0, costExact: true, unpricedTurns: 0, turns: 0 };
+        { period: k, costUsd: 0, costExact: true, unpricedAttempts: 0, turns: 0 };
       out.set(k, {
         period: k,
         costUsd: round(r.costUsd + d.costUsd),
         costExact: r.costExact && d.costExact,
-        unpricedTurns: r.unpricedTurns + d.unpricedTurns,
+        unpricedAttempts: r.unpricedAttempts + d.unpricedAttempts,
         turns: r.turns + d.turns,
       });
     }
@@ -301,7 +303,7 @@ function costPeriods(days: readonly DayTotals[], total: Totals): Dashboard["cost
     total: {
       costUsd: total.costUsd,
       costExact: total.costExact,
-      unpricedTurns: total.unpricedTurns,
+      unpricedAttempts: total.unpricedAttempts,
       turns: total.turns,
     },
   };

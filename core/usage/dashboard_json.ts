@@ -16,7 +16,7 @@ export function totalsJson(t: Totals) {
     total_tokens: t.totalTokens,
     cost_usd: t.costUsd,
     cost_exact: t.costExact,
-    unpriced_turns: t.unpricedTurns,
+    unpriced_attempts: t.unpricedAttempts,
   };
 }
 
@@ -64,7 +64,7 @@ export const tabJson = {
       turns: r.turns,
       cost_usd: r.costUsd,
       cost_exact: r.costExact,
-      unpriced_turns: r.unpricedTurns,
+      unpriced_attempts: r.unpricedAttempts,
     });
     return {
       days: d.days.map(row),
@@ -74,7 +74,7 @@ export const tabJson = {
         turns: d.total.turns,
         cost_usd: d.total.costUsd,
         cost_exact: d.total.costExact,
-        unpriced_turns: d.total.unpricedTurns,
+        unpriced_attempts: d.total.unpricedAttempts,
       },
     };
   },

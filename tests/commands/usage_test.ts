@@ -18,7 +18,7 @@ const TOTALS = [
   "total_tokens",
   "cost_usd",
   "cost_exact",
-  "unpriced_turns",
+  "unpriced_attempts",
 ];
 
 async function setup() {

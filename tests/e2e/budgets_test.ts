@@ -214,7 +214,7 @@ Deno.test("--session-max-cost with an unpriced model is not enforced, and the JS
   assert.equal(r.json.status, "completed");
   const cost = r.json.cost as Record<string, unknown>;
   assert.equal(cost.exact, false);
-  assert.equal(cost.unpriced_turns, 2);
+  assert.equal(cost.unpriced_attempts, 2);
   assert.equal(cost.session_limit_enforced, false);
   assert.match(String(cost.enforcement_unavailable_reason), /2 turn\(s\) without a known price/);
 });

@@ -160,7 +160,7 @@ Deno.test("headless run: write, edit, exec, answer; everything recorded and the 
   });
   assert.ok(Math.abs(json.cost.usd - sum("cost_usd")) < 1e-6);
   assert.equal(json.cost.exact, true);
-  assert.equal(json.cost.unpriced_turns, 0);
+  assert.equal(json.cost.unpriced_attempts, 0);
 
   const session = query<{ status: string; end_reason: string; title: string; turns: number }>(
     p.home,

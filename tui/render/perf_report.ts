@@ -13,20 +13,20 @@ export function renderPerf(
 ): string {
   const { style } = options;
   const t = input.totals;
-  const floor = t.unpricedTurns > 0 || t.inexactUsageTurns > 0;
+  const floor = t.unpricedAttempts > 0 || t.inexactAttempts > 0;
   const cost = formatUsd(t.costUsd, { floor, ascii: options.ascii });
   const why = [
-    t.unpricedTurns
-      ? `${t.unpricedTurns} turn${t.unpricedTurns > 1 ? "s" : ""} without a known price`
+    t.unpricedAttempts
+      ? `${t.unpricedAttempts} turn${t.unpricedAttempts > 1 ? "s" : ""} without a known price`
       : null,
-    t.inexactUsageTurns ? `${t.inexactUsageTurns} without exact usage` : null,
+    t.inexactAttempts ? `${t.inexactAttempts} without exact usage` : null,
   ].filter(Boolean).join(", ");
   const prompt = t.inputTokens + t.cacheReadTokens + t.cacheWriteTokens;
   const saving = t.baselineCostUsd - t.costUsd;
   const lines = [
     `${style.bold(input.title)} ${style.dim(input.id)}`,
-    `${label("turns", style)}${t.completedTurns} completed${
-      t.turns !== t.completedTurns ? `, ${t.turns - t.completedTurns} failed attempts` : ""
+    `${label("turns", style)}${t.turns} completed${
+      t.attempts !== t.turns ? `, ${t.attempts - t.turns} failed attempts` : ""
     }`,
     `${label("tokens", style)}input ${formatCompact(t.inputTokens)} · output ${
       formatCompact(t.outputTokens)
@@ -57,12 +57,12 @@ export function renderPerf(
     input.rows.map((r) => [
       r.lane,
       r.model,
-      String(r.completedTurns),
+      String(r.turns),
       formatCompact(r.inputTokens),
       formatCompact(r.outputTokens),
       formatCompact(r.cacheReadTokens),
       formatCompact(r.cacheWriteTokens),
-      r.unpricedTurns
+      r.unpricedAttempts
         ? (r.costUsd > 0 ? formatUsd(r.costUsd, { floor: true, ascii: options.ascii }) : "unpriced")
         : formatUsd(r.costUsd),
     ]),

@@ -15,11 +15,11 @@ export interface UsageLook {
 
 /** Honest money: a floor with the count of unpriced turns, never a silent zero (U4). */
 export function money(
-  t: Pick<Totals, "costUsd" | "costExact" | "unpricedTurns">,
+  t: Pick<Totals, "costUsd" | "costExact" | "unpricedAttempts">,
   look: UsageLook,
 ): string {
   const text = formatUsd(t.costUsd, { floor: !t.costExact, ascii: look.ascii });
-  return t.unpricedTurns > 0 ? `${text} (${t.unpricedTurns} unpriced)` : text;
+  return t.unpricedAttempts > 0 ? `${text} (${t.unpricedAttempts} unpriced)` : text;
 }
 
 function tokenColumns(look: UsageLook) {

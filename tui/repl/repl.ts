@@ -225,7 +225,7 @@ export class Repl implements ReplContext {
         tokens: totals.inputTokens + totals.outputTokens + totals.cacheReadTokens +
           totals.cacheWriteTokens,
         costUsd: totals.costUsd,
-        costFloor: totals.unpricedTurns > 0 || totals.inexactUsageTurns > 0,
+        costFloor: totals.unpricedAttempts > 0 || totals.inexactAttempts > 0,
         waitingPeers: 0,
       },
       { style: this.#o.style, width: this.width, ascii: this.#o.ascii },

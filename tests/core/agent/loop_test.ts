@@ -160,10 +160,12 @@ Deno.test("Agent.run(): 429 and 529 attempts are their own ledger rows; the retr
   assert.equal(notices.length, 2);
   assert.match(notices[0]!.text, /retrying in 3.0s/);
   assert.equal(result.cost.exact, true);
-  assert.equal(
-    h.rows<{ turns: number }>("SELECT turns FROM sessions")[0]!.turns,
-    3,
-    "every attempt is a ledger row",
+  assert.deepEqual(
+    h.rows<{ turns: number; unpriced_attempts: number }>(
+      "SELECT turns, unpriced_attempts FROM sessions",
+    )[0],
+    { turns: 1, unpriced_attempts: 0 },
+    "every attempt is a ledger row, but only the completed response is a turn",
   );
 });
 

@@ -191,3 +191,36 @@ Deno.test("migrations must be numbered without gaps", async () => {
     RangeError,
   );
 });
+
+Deno.test("migration 0010: a session's turns count completed responses, failed attempts only as unpriced attempts", async () => {
+  await using dir = await tempDir();
+  const { db, ids } = await openTestDb(dir.path, { migrations: MIGRATIONS.slice(0, 9) });
+  const s = new SessionStore(db, ids).create({ projectPath: "/work/app" });
+  const insert = db.connection.prepare(
+    `INSERT INTO ledger (session_id, project_id, seq, provider, model, input_tokens, output_tokens, cost_usd, error, created_at)
+     VALUES (?, ?, ?, 'openai', 'local-model', 10, 5, NULL, ?, 1800000)`,
+  );
+  insert.run(s.id, s.projectId, 1, "HTTP 500");
+  insert.run(s.id, s.projectId, 2, "HTTP 500");
+  insert.run(s.id, s.projectId, 3, null);
+  // Before 0003 a trigger kept the counters; at v9 the storage layer does: mimic it.
+  db.connection.prepare(
+    "UPDATE sessions SET turns = 3, unpriced_turns = 3, total_tokens = 45 WHERE id = ?",
+  ).run(s.id);
+  db.close();
+  const upgraded = await openTestDb(dir.path);
+  try {
+    const row = () =>
+      upgraded.db.connection.prepare(
+        "SELECT turns, unpriced_attempts, total_tokens FROM sessions WHERE id = ?",
+      ).get(s.id) as Record<string, number>;
+    assert.deepEqual({ ...row() }, { turns: 1, unpriced_attempts: 3, total_tokens: 45 });
+    // Deleting a failed attempt leaves the turns alone; deleting the completed one does not.
+    upgraded.db.connection.prepare("DELETE FROM ledger WHERE seq = 1 AND session_id = ?").run(s.id);
+    assert.deepEqual({ ...row() }, { turns: 1, unpriced_attempts: 2, total_tokens: 30 });
+    upgraded.db.connection.prepare("DELETE FROM ledger WHERE seq = 3 AND session_id = ?").run(s.id);
+    assert.deepEqual({ ...row() }, { turns: 0, unpriced_attempts: 1, total_tokens: 15 });
+  } finally {
+    upgraded.db.close();
+  }
+});

@@ -45,7 +45,7 @@ Deno.test("usage activity: local days, totals, failed attempts and unpriced turn
       total_tokens: 8510,
       cost_usd: 0.062,
       cost_exact: true,
-      unpriced_turns: 0,
+      unpriced_attempts: 0,
     },
     {
       date: "2026-11-29",
@@ -58,7 +58,7 @@ Deno.test("usage activity: local days, totals, failed attempts and unpriced turn
       total_tokens: 2620,
       cost_usd: 0.001,
       cost_exact: false,
-      unpriced_turns: 1,
+      unpriced_attempts: 1,
     },
   ]);
   assert.deepEqual(json.totals, {
@@ -71,13 +71,13 @@ Deno.test("usage activity: local days, totals, failed attempts and unpriced turn
     total_tokens: 11130,
     cost_usd: 0.063,
     cost_exact: false,
-    unpriced_turns: 1,
+    unpriced_attempts: 1,
   });
 
   // The same rows in UTC fall on other days: C moves to the 29th.
   const utc = buildDashboard(s.db, {}, { timeZone: "UTC", now: NOW });
   assert.deepEqual(
-    utc.activity.days.map((x) => [x.date, x.turns, x.totalTokens, x.costUsd, x.unpricedTurns]),
+    utc.activity.days.map((x) => [x.date, x.turns, x.totalTokens, x.costUsd, x.unpricedAttempts]),
     [["2026-11-28", 2, 7510, 0.06, 0], ["2026-11-29", 2, 3620, 0.003, 1]],
   );
 });
@@ -124,7 +124,7 @@ Deno.test("usage models: tokens, turns, cost and share per provider and model; -
   );
   near(models[0]!.share, 7630 / 11130, "sonnet share");
   assert.ok(Math.abs(models.reduce((a, m) => a + m.share, 0) - 1) < 2e-6, "shares add up");
-  assert.equal(models[2]!.unpriced_turns, 1);
+  assert.equal(models[2]!.unpriced_attempts, 1);
   const day = d.activity.days[0]!;
   assert.deepEqual(
     day.models?.map((m) => [m.model, m.turns, m.totalTokens, m.costUsd]),
@@ -140,16 +140,16 @@ Deno.test("usage cost: days, ISO weeks and months, with floors where a turn is u
   await using s = await fixture();
   const cost = tabJson.cost(buildDashboard(s.db, {}, { timeZone: NY, now: NOW }).cost);
   assert.deepEqual(cost.days, [
-    { period: "2026-11-28", turns: 3, cost_usd: 0.062, cost_exact: true, unpriced_turns: 0 },
-    { period: "2026-11-29", turns: 1, cost_usd: 0.001, cost_exact: false, unpriced_turns: 1 },
+    { period: "2026-11-28", turns: 3, cost_usd: 0.062, cost_exact: true, unpriced_attempts: 0 },
+    { period: "2026-11-29", turns: 1, cost_usd: 0.001, cost_exact: false, unpriced_attempts: 1 },
   ]);
   assert.deepEqual(cost.weeks, [
-    { period: "2026-W48", turns: 4, cost_usd: 0.063, cost_exact: false, unpriced_turns: 1 },
+    { period: "2026-W48", turns: 4, cost_usd: 0.063, cost_exact: false, unpriced_attempts: 1 },
   ]);
   assert.deepEqual(cost.months, [
-    { period: "2026-11", turns: 4, cost_usd: 0.063, cost_exact: false, unpriced_turns: 1 },
+    { period: "2026-11", turns: 4, cost_usd: 0.063, cost_exact: false, unpriced_attempts: 1 },
   ]);
-  assert.deepEqual(cost.total, { turns: 4, cost_usd: 0.063, cost_exact: false, unpriced_turns: 1 });
+  assert.deepEqual(cost.total, { turns: 4, cost_usd: 0.063, cost_exact: false, unpriced_attempts: 1 });
   assert.equal(isoWeek("2026-01-01"), "2026-W01");
   assert.equal(isoWeek("2027-01-01"), "2026-W53");
   assert.equal(isoWeek("2024-12-30"), "2025-W01");
@@ -162,7 +162,7 @@ Deno.test("usage sessions, tools and cache tabs (hand-built ledger)", async () =
   assert.deepEqual(
     sessions.map((
       x,
-    ) => [x.title, x.project_path, x.turns, x.total_tokens, x.cost_usd, x.unpriced_turns]),
+    ) => [x.title, x.project_path, x.turns, x.total_tokens, x.cost_usd, x.unpriced_attempts]),
     [
       ["Refactor the parser", s.f.projectA, 3, 8510, 0.062, 0],
       ["Write the docs", s.f.projectB, 1, 2620, 0.001, 1],
