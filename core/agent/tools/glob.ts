@@ -26,7 +26,11 @@ export const globTool = defineTool({
     const prefix = dir.rel === "." ? "" : `${dir.rel}/`;
     const found = [];
     for await (
-      const f of walkFiles(ctx.root, dir.rel, { limit: MAX_SCANNED, signal: ctx.signal })
+      const f of walkFiles(ctx.root, dir.rel, {
+        env: ctx.env,
+        limit: MAX_SCANNED,
+        signal: ctx.signal,
+      })
     ) {
       if (regex.test(f.rel.slice(prefix.length))) found.push(f);
     }

@@ -35,12 +35,11 @@ export const grepTool = defineTool({
     const target = confine(ctx.root, args.path ?? ".");
     const info = await Deno.stat(target.abs).catch(() => null);
     if (!info) return toolError(`Not found: ${target.rel}`);
-    const filter = args.glob
-      ? globToRegExp(args.glob.includes("/") ? args.glob : `**/${args.glob}`)
-      : null;
+    // A glob without `/` (in each `{a,b}` alternative) matches the file name at any depth.
+    const filter = args.glob ? globToRegExp(args.glob, { matchBase: true }) : null;
     const files = info.isFile
       ? [{ rel: target.rel, abs: target.abs, size: info.size }]
-      : walkFiles(ctx.root, target.rel, { signal: ctx.signal });
+      : walkFiles(ctx.root, target.rel, { env: ctx.env, signal: ctx.signal });
     const mode = args.output ?? "content";
     const lines: string[] = [];
     let matches = 0;

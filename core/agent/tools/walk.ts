@@ -1,5 +1,7 @@
 import { join } from "node:path";
-import { isIgnored, parseGitignore } from "./glob_match.ts";
+import type { Env } from "../../home.ts";
+import { loadGitExcludes } from "./git_excludes.ts";
+import { type IgnoreRule, isIgnored, parseGitignore } from "./gitignore.ts";
 
 /** Folders never searched: version control data and dependency trees. */
 const ALWAYS_SKIPPED = new Set([".git", ".hg", ".svn", "node_modules"]);
@@ -13,46 +15,63 @@ export interface WalkEntry {
   readonly size: number;
 }
 
+/** Options for `walkFiles`. */
+export interface WalkOptions {
+  /** Where the user's global excludes file is found (HOME, XDG_CONFIG_HOME). */
+  readonly env: Env;
+  /** Stop after this many files. */
+  readonly limit?: number;
+  readonly signal?: AbortSignal;
+}
+
 /**
- * Files under `start` (inside `root`), honouring .gitignore files on the way down.
- * Stops after `limit` files. Symbolic links are not followed.
+ * Files under `startRel` (inside `root`, the work tree's top) in name order, each
+ * directory's files before its subdirectories. Honours git's ignore files: .gitignore in
+ * each directory from the root down, `.git/info/exclude` and the global excludes file.
+ * An ignored directory is not entered, so nothing inside it can be re-included (as in
+ * git). Symbolic links are neither followed nor listed, so the walk never leaves `root`.
  */
 export async function* walkFiles(
   root: string,
   startRel: string,
-  options: { limit?: number; signal?: AbortSignal } = {},
+  options: WalkOptions,
 ): AsyncGenerator<WalkEntry> {
   const limit = options.limit ?? Infinity;
+  const start = startRel === "." ? "" : startRel;
+  let rules = await loadGitExcludes(root, options.env);
+  // The .gitignore files of the directories above the start apply as well.
+  const parts = start === "" ? [] : start.split("/");
+  for (let i = 0; i < parts.length; i++) {
+    rules = [...rules, ...await loadGitignore(root, parts.slice(0, i).join("/"))];
+  }
   let count = 0;
-  const rules = await loadIgnores(root, "");
-  const stack: { rel: string; rules: ReturnType<typeof parseGitignore> }[] = [{
-    rel: startRel === "." ? "" : startRel,
-    rules,
-  }];
+  const stack: { rel: string; rules: readonly IgnoreRule[] }[] = [{ rel: start, rules }];
   while (stack.length > 0) {
     options.signal?.throwIfAborted();
     const dir = stack.pop()!;
-    const abs = join(root, dir.rel);
-    const own = dir.rel ? [...dir.rules, ...(await loadIgnores(root, dir.rel))] : dir.rules;
+    const extra = await loadGitignore(root, dir.rel);
+    const own = extra.length > 0 ? [...dir.rules, ...extra] : dir.rules;
     const entries: Deno.DirEntry[] = [];
     try {
-      for await (const e of Deno.readDir(abs)) entries.push(e);
+      for await (const e of Deno.readDir(join(root, dir.rel))) entries.push(e);
     } catch (err) {
       if (err instanceof Deno.errors.PermissionDenied || err instanceof Deno.errors.NotFound) {
         continue;
       }
       throw err;
     }
-    entries.sort((a, b) => (a.name < b.name ? 1 : -1)); // popped in name order
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: string[] = [];
-    for (const e of entries.reverse()) {
+    for (const e of entries) {
+      if (e.name === ".git") continue; // a worktree's `.git` may be a file
       const rel = dir.rel ? `${dir.rel}/${e.name}` : e.name;
       if (e.isDirectory) {
         if (!ALWAYS_SKIPPED.has(e.name) && !isIgnored(own, rel, true)) subdirs.push(rel);
       } else if (e.isFile && !isIgnored(own, rel, false)) {
-        const info = await Deno.stat(join(root, rel)).catch(() => null);
-        if (!info) continue;
-        yield { rel, abs: join(root, rel), mtimeMs: info.mtime?.getTime() ?? 0, size: info.size };
+        const abs = join(root, rel);
+        const info = await Deno.lstat(abs).catch(() => null);
+        if (!info?.isFile) continue; // gone or replaced since it was listed
+        yield { rel, abs, mtimeMs: info.mtime?.getTime() ?? 0, size: info.size };
         if (++count >= limit) return;
       }
     }
@@ -60,11 +79,17 @@ export async function* walkFiles(
   }
 }
 
-async function loadIgnores(root: string, rel: string) {
+/** The rules of `<dir>/.gitignore`; like git, a .gitignore that is a symbolic link is not read. */
+async function loadGitignore(root: string, dir: string): Promise<IgnoreRule[]> {
+  const path = join(root, dir, ".gitignore");
   try {
-    return parseGitignore(await Deno.readTextFile(join(root, rel, ".gitignore")), rel);
+    if (!(await Deno.lstat(path)).isFile) return [];
+    return parseGitignore(await Deno.readTextFile(path), dir);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.IsADirectory) return [];
+    if (
+      err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory ||
+      err instanceof Deno.errors.PermissionDenied
+    ) return [];
     throw err;
   }
 }

@@ -26,7 +26,7 @@ export const writeTool = defineTool({
     await Deno.mkdir(dirname(path.abs), { recursive: true });
     await Deno.writeTextFile(path.abs, args.content);
     ctx.files.recordWrite(path.rel, await sha256(args.content));
-    const diff = unifiedDiff(before?.text ?? "", args.content, path.rel);
+    const diff = unifiedDiff(before?.text ?? null, args.content, path.rel);
     const { added, removed } = diffStat(diff);
     const verb = before ? "Updated" : "Created";
     return {
