@@ -2,13 +2,15 @@ import { z } from "zod";
 import type { Accumulator } from "./accumulator.ts";
 import { retryableStatus, retryAfterMs, shouldRetryHeader } from "./retry.ts";
 import type { SseEvent } from "./sse.ts";
-import { bodyJson, WireCache } from "./wire_json.ts";
+import { checkAnthropicRequest } from "./anthropic_rules.ts";
+import { bodyJson, type Wire, WireCache } from "./wire_json.ts";
 import { failure, ProtocolError, type ProviderAdapter } from "./stream_client.ts";
 import type {
   ChatMessage,
   ContentBlock,
   ModelRequest,
   ProviderFailure,
+  RequestProblem,
   StreamEvent,
   Usage,
 } from "./types.ts";
@@ -23,10 +25,11 @@ const EPHEMERAL = { type: "ephemeral" } as const;
 /** Anthropic Messages API adapter (streaming, prompt caching on the stable prefix). */
 export function anthropicAdapter(options: { apiKey: string; baseUrl?: string }): ProviderAdapter {
   const base = (options.baseUrl ?? ANTHROPIC_BASE_URL).replace(/\/+$/, "");
-  const cache = new WireCache();
+  const cache: WireCache<WireMessage> = new WireCache();
   return {
     provider: "anthropic",
     build(request) {
+      const { body, problem } = renderRequest(request, cache);
       return {
         url: `${base}/v1/messages`,
         headers: {
@@ -35,7 +38,8 @@ export function anthropicAdapter(options: { apiKey: string; baseUrl?: string }):
           "content-type": "application/json",
           accept: "text/event-stream",
         },
-        body: requestBody(request, cache),
+        body,
+        problem,
       };
     },
     requestId: (headers) => headers.get("request-id") ?? headers.get("x-request-id"),
@@ -44,8 +48,16 @@ export function anthropicAdapter(options: { apiKey: string; baseUrl?: string }):
   };
 }
 
-/** The JSON body: cache breakpoints on the last tool, the system prompt and the last two user turns. */
-export function requestBody(request: ModelRequest, cache = new WireCache()): string {
+type WireMessage = Record<string, unknown>;
+
+/**
+ * The JSON body (cache breakpoints on the last tool, the system prompt and the last two user
+ * turns) and the first rule of the API it breaks, checked on the wire objects themselves.
+ */
+export function renderRequest(
+  request: ModelRequest,
+  cache: WireCache<WireMessage> = new WireCache(),
+): { body: string; problem: RequestProblem | null } {
   const tools = request.tools.map((t, i) => ({
     name: t.name,
     description: t.description,
@@ -54,28 +66,45 @@ export function requestBody(request: ModelRequest, cache = new WireCache()): str
   }));
   const userTurns = request.messages.flatMap((m, i) => (m.role === "user" ? [i] : [])).slice(-2);
   // Messages carrying a breakpoint are rendered fresh; the rest come from the cache.
-  const messages = request.messages.map((m, i) =>
-    userTurns.includes(i)
-      ? JSON.stringify(toWire(m, true))
-      : cache.get(m, (x) => JSON.stringify(toWire(x, false)))
-  );
+  const wires: WireMessage[] = [];
+  const jsons: string[] = [];
+  for (let i = 0; i < request.messages.length; i++) {
+    const m = request.messages[i]!;
+    const w = userTurns.includes(i) ? rendered(toWire(m, true)) : cache.get(m, plainWire);
+    wires.push(w.wire);
+    jsons.push(w.json);
+  }
+  // The API refuses a blank system block; a blank prompt is no prompt.
+  const system = HAS_TEXT.test(request.system)
+    ? [{ type: "text", text: request.system, cache_control: EPHEMERAL }]
+    : undefined;
   const thinking = request.reasoning && request.reasoning !== "off"
     ? THINKING_BUDGET[request.reasoning]
     : null;
-  return bodyJson({
+  const body = bodyJson({
     model: request.model,
     max_tokens: thinking
       ? Math.max(request.maxOutputTokens, thinking + 4096)
       : request.maxOutputTokens,
     stream: true,
-    system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }],
+    ...(system ? { system } : {}),
     ...(tools.length ? { tools } : {}),
     ...(thinking ? { thinking: { type: "enabled", budget_tokens: thinking } } : {}),
-  }, messages);
+  }, jsons);
+  return { body, problem: checkAnthropicRequest({ system, messages: wires }) };
 }
 
-function toWire(message: ChatMessage, breakpoint: boolean): Record<string, unknown> {
+const HAS_TEXT = /\S/;
+
+const rendered = (wire: WireMessage): Wire<WireMessage> => ({ wire, json: JSON.stringify(wire) });
+const plainWire = (m: ChatMessage) => rendered(toWire(m, false));
+
+function toWire(message: ChatMessage, breakpoint: boolean): WireMessage {
   const blocks = message.content.map(blockToWire).filter((b) => b !== null);
+  // Tool results must open a user message, text after them (the API refuses text first).
+  if (message.role === "user") {
+    blocks.sort((a, b) => Number(b.type === "tool_result") - Number(a.type === "tool_result"));
+  }
   if (blocks.length === 0) blocks.push({ type: "text", text: "(empty)" });
   if (breakpoint) {
     // Thinking blocks cannot carry cache_control; mark the last block that can.
@@ -93,7 +122,8 @@ function toWire(message: ChatMessage, breakpoint: boolean): Record<string, unkno
 function blockToWire(b: ContentBlock): Record<string, unknown> | null {
   switch (b.type) {
     case "text":
-      return b.text === "" ? null : { type: "text", text: b.text };
+      // Empty and whitespace-only text blocks are refused by the API; they carry nothing.
+      return HAS_TEXT.test(b.text) ? { type: "text", text: b.text } : null;
     case "thinking":
       // Only signed thinking can be sent back; unsigned (partial) thinking is dropped.
       return b.signature ? { type: "thinking", thinking: b.text, signature: b.signature } : null;
@@ -112,7 +142,7 @@ function blockToWire(b: ContentBlock): Record<string, unknown> | null {
       return {
         type: "tool_result",
         tool_use_id: b.toolCallId,
-        content: b.content || "(no output)",
+        content: HAS_TEXT.test(b.content) ? b.content : "(no output)",
         is_error: b.isError,
       };
   }

@@ -2,9 +2,17 @@ import { z } from "zod";
 import type { Accumulator } from "./accumulator.ts";
 import { retryableStatus, retryAfterMs, shouldRetryHeader } from "./retry.ts";
 import type { SseEvent } from "./sse.ts";
+import { checkOpenAIRequest } from "./openai_rules.ts";
 import { bodyJson, WireCache } from "./wire_json.ts";
 import { failure, ProtocolError, type ProviderAdapter } from "./stream_client.ts";
-import type { ChatMessage, ModelRequest, ProviderFailure, StreamEvent, Usage } from "./types.ts";
+import type {
+  ChatMessage,
+  ModelRequest,
+  ProviderFailure,
+  RequestProblem,
+  StreamEvent,
+  Usage,
+} from "./types.ts";
 
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
@@ -27,10 +35,11 @@ export function openaiAdapter(
 ): ProviderAdapter {
   const base = (options.baseUrl ?? OPENAI_BASE_URL).replace(/\/+$/, "");
   const official = /^https:\/\/api\.openai\.com(\/|$)/.test(base);
-  const cache = new WireCache();
+  const cache: WireCache<WireMessage[]> = new WireCache();
   return {
     provider: "openai",
     build(request) {
+      const { body, problem } = renderRequest(request, official, cache);
       return {
         url: `${base}/chat/completions`,
         headers: {
@@ -38,7 +47,8 @@ export function openaiAdapter(
           accept: "text/event-stream",
           ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
         },
-        body: requestBody(request, official, cache),
+        body,
+        problem,
       };
     },
     requestId: (headers) => headers.get("x-request-id") ?? headers.get("x-generation-id"),
@@ -47,19 +57,29 @@ export function openaiAdapter(
   };
 }
 
-/** The JSON body. Local servers get `max_tokens` (Ollama reads nothing else). */
-export function requestBody(
+type WireMessage = Record<string, unknown>;
+
+/**
+ * The JSON body (local servers get `max_tokens`: Ollama reads nothing else) and the first rule
+ * of the API it breaks, checked on the wire objects themselves.
+ */
+export function renderRequest(
   request: ModelRequest,
   official: boolean,
-  cache = new WireCache(),
-): string {
-  const messages = [
-    JSON.stringify({ role: "system", content: request.system }),
-    ...request.messages.map((m) =>
-      cache.get(m, (x) => toWire(x).map((w) => JSON.stringify(w)).join(","))
-    ),
-  ];
-  return bodyJson({
+  cache: WireCache<WireMessage[]> = new WireCache(),
+): { body: string; problem: RequestProblem | null } {
+  const system = { role: "system", content: request.system };
+  const wires: WireMessage[] = [system];
+  const jsons = [JSON.stringify(system)];
+  for (const m of request.messages) {
+    const w = cache.get(m, (x) => {
+      const wire = toWire(x);
+      return { wire, json: wire.map((o) => JSON.stringify(o)).join(",") };
+    });
+    for (const o of w.wire) wires.push(o);
+    jsons.push(w.json);
+  }
+  const body = bodyJson({
     model: request.model,
     stream: true,
     stream_options: { include_usage: true },
@@ -78,11 +98,12 @@ export function requestBody(
       ? { reasoning_effort: request.reasoning }
       : {}),
     ...(request.cacheKey ? { prompt_cache_key: request.cacheKey } : {}),
-  }, messages);
+  }, jsons);
+  return { body, problem: checkOpenAIRequest({ messages: wires }) };
 }
 
 /** One of our messages as one or more Chat Completions messages (tool results are role "tool"). */
-function toWire(message: ChatMessage): Record<string, unknown>[] {
+function toWire(message: ChatMessage): WireMessage[] {
   if (message.role === "assistant") {
     const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
     const calls = message.content.flatMap((b) =>
@@ -103,7 +124,7 @@ function toWire(message: ChatMessage): Record<string, unknown>[] {
       ...(calls.length ? { tool_calls: calls } : {}),
     }];
   }
-  const out: Record<string, unknown>[] = [];
+  const out: WireMessage[] = [];
   for (const b of message.content) {
     if (b.type === "tool_result") {
       out.push({ role: "tool", tool_call_id: b.toolCallId, content: b.content || "(no output)" });

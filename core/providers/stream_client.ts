@@ -8,14 +8,25 @@ import {
   type ModelRequest,
   NO_USAGE,
   type ProviderFailure,
+  type RequestProblem,
   type StreamEvent,
 } from "./types.ts";
+
+/** An HTTP request ready to send, with the verdict of the API's request-shape rules. */
+export interface BuiltRequest {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  /** JSON body (text). */
+  readonly body: string;
+  /** The first rule the request breaks, as the API words it; null when the API would accept it. */
+  readonly problem: RequestProblem | null;
+}
 
 /** The protocol-specific half of a client: building requests, reading streams, judging errors. */
 export interface ProviderAdapter {
   readonly provider: "anthropic" | "openai";
-  /** URL, headers and JSON body (text) of the HTTP request. */
-  build(request: ModelRequest): { url: string; headers: Record<string, string>; body: string };
+  /** The HTTP request, checked against the API's request-shape rules (cheaply: no re-parsing). */
+  build(request: ModelRequest): BuiltRequest;
   /** The request id the server gave (header), for the ledger. */
   requestId(headers: Headers): string | null;
   /** Reads one attempt's SSE events into `acc`, yielding deltas as they arrive. */
@@ -53,10 +64,19 @@ export class StreamingClient implements ModelClient {
 
   async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
     const policy = this.#deps.retry ?? DEFAULT_RETRY;
+    // The request is the same on every attempt: build (and check) it once.
+    const built = this.#adapter.build(request);
+    let previous: ProviderFailure | null = null;
     for (let attempt = 1;; attempt++) {
       const acc = new Accumulator(request.model);
       const startedAt = this.#deps.clock.now();
-      yield* this.#attempt(request, acc);
+      if (built.problem) {
+        // Never sent: the API would answer 400, and so would every retry.
+        acc.failure = requestFailure(this.provider, built.problem);
+        acc.usage = NOTHING_BILLED;
+      } else {
+        yield* this.#attempt(request, built, acc);
+      }
       const record = this.#record(attempt, acc, startedAt);
       const partial = acc.message();
       yield { type: "attempt", record, partial };
@@ -66,10 +86,18 @@ export class StreamingClient implements ModelClient {
         return;
       }
       const retries = attempt - 1;
-      if (!failure.retryable || retries >= policy.maxRetries || request.signal.aborted) {
-        yield { type: "error", failure, partial, record };
+      // A server whose stream fails the same way twice (llama.cpp's parser on a given prompt) is
+      // deterministic: a third try would only fail again.
+      const repeated = failure.kind === "stream" && previous?.kind === "stream" &&
+        previous.message === failure.message;
+      if (
+        !failure.retryable || repeated || retries >= policy.maxRetries || request.signal.aborted
+      ) {
+        const final = repeated ? { ...failure, retryable: false } : failure;
+        yield { type: "error", failure: final, partial, record };
         return;
       }
+      previous = failure;
       const delayMs = retryDelay(policy, retries, failure, this.#deps.random());
       yield { type: "retry", attempt, delayMs, failure };
       try {
@@ -82,9 +110,13 @@ export class StreamingClient implements ModelClient {
     }
   }
 
-  async *#attempt(request: ModelRequest, acc: Accumulator): AsyncGenerator<StreamEvent> {
+  async *#attempt(
+    request: ModelRequest,
+    built: BuiltRequest,
+    acc: Accumulator,
+  ): AsyncGenerator<StreamEvent> {
     const now = () => this.#deps.clock.now();
-    const { url, headers, body } = this.#adapter.build(request);
+    const { url, headers, body } = built;
     let response: Response;
     try {
       response = await this.#deps.fetch(url, {
@@ -163,6 +195,26 @@ export function failure(
     retryAfterMs: null,
     ...fields,
   };
+}
+
+const API_NAMES = {
+  anthropic: "Anthropic Messages API",
+  openai: "OpenAI Chat Completions API",
+} as const;
+
+/** A request bonsai refused to send because the API would refuse it; quotes the API's rule. */
+export function requestFailure(
+  provider: "anthropic" | "openai",
+  problem: RequestProblem,
+): ProviderFailure {
+  const param = problem.param ? ` (param '${problem.param}')` : "";
+  return failure({
+    kind: "request",
+    message: `Bonsai built a request the ${
+      API_NAMES[provider]
+    } would refuse, so it was not sent: "${problem.message}"${param}`,
+    errorType: "invalid_request_error",
+  });
 }
 
 function cancelledFailure(): ProviderFailure {

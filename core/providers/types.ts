@@ -85,7 +85,10 @@ export interface ProviderFailure {
     | "network" // connection refused or dropped
     | "timeout"
     | "cancelled"
-    | "protocol"; // a response we could not understand
+    | "protocol" // a response we could not understand
+    // bonsai built a request the API would refuse (see anthropic_rules.ts, openai_rules.ts):
+    // it was never sent, and retrying cannot help
+    | "request";
   readonly message: string;
   readonly status: number | null;
   readonly errorType: string | null;
@@ -94,6 +97,14 @@ export interface ProviderFailure {
   readonly spendLimit: boolean;
   /** Server-requested delay before retrying, ms. */
   readonly retryAfterMs: number | null;
+}
+
+/** A rule of an API's request shape that a request breaks, worded as that API words it. */
+export interface RequestProblem {
+  /** The API's own error message, verbatim. */
+  readonly message: string;
+  /** OpenAI's `param` (e.g. "messages.[3].role"); null for Anthropic, which names none. */
+  readonly param: string | null;
 }
 
 /** What one HTTP attempt produced; every attempt becomes one ledger row. */

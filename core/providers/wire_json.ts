@@ -1,20 +1,26 @@
 import type { ChatMessage } from "./types.ts";
 
+/** One message in wire form: the objects (checked against the API's rules) and their JSON. */
+export interface Wire<W> {
+  readonly wire: W;
+  readonly json: string;
+}
+
 /**
  * Serialises requests fast: a conversation's messages never change once written, so each
- * one's wire JSON is computed once (per client) and the body is spliced together.
+ * one's wire form and JSON are computed once (per client) and the body is spliced together.
  */
-export class WireCache {
-  readonly #memo = new WeakMap<ChatMessage, string>();
+export class WireCache<W> {
+  readonly #memo = new WeakMap<ChatMessage, Wire<W>>();
 
-  /** The message's wire JSON, computed once. */
-  get(message: ChatMessage, render: (m: ChatMessage) => string): string {
-    let json = this.#memo.get(message);
-    if (json === undefined) {
-      json = render(message);
-      this.#memo.set(message, json);
+  /** The message's wire form, computed once. */
+  get(message: ChatMessage, render: (m: ChatMessage) => Wire<W>): Wire<W> {
+    let wire = this.#memo.get(message);
+    if (wire === undefined) {
+      wire = render(message);
+      this.#memo.set(message, wire);
     }
-    return json;
+    return wire;
   }
 }
 

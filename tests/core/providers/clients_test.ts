@@ -422,3 +422,42 @@ Deno.test("x-should-retry: false stops a retry the status would allow", async ()
   assert.ok(end.type === "error" && !end.failure.retryable);
   assert.equal(server.requests.length, 1);
 });
+
+Deno.test("a stream error that repeats identically on the retry ends the call; a different one is retried", async (t) => {
+  // llama.cpp's answer when its tool-call parser fails: deterministic for a given prompt.
+  const parserError = `data: ${
+    JSON.stringify({
+      error: {
+        code: 500,
+        message: "Failed to parse input at pos 12: <tool_call>{",
+        type: "server_error",
+      },
+    })
+  }\n\n`;
+  const partial = openai.reply({ text: "let me look" }).slice(0, 2);
+  await t.step("the same error twice: two attempts, not retried further", async () => {
+    await using server = await LoopbackServer.start();
+    server.openai(
+      { events: [...partial, parserError] },
+      { events: [...partial, parserError] },
+      { events: openai.reply({ text: "never asked for" }) },
+    );
+    const events = await collect(client(server, "openai").stream(request({ model: "gpt-4o" })));
+    assert.equal(attempts(events).length, 2);
+    const end = last(events);
+    assert.ok(end.type === "error" && end.failure.kind === "stream" && !end.failure.retryable);
+    assert.match(end.type === "error" ? end.failure.message : "", /Failed to parse input/);
+    assert.equal(server.pending, 1, "the third reply was never asked for");
+  });
+  await t.step("a different error the second time is retried", async () => {
+    await using server = await LoopbackServer.start();
+    server.openai(
+      { events: [...partial, parserError] },
+      { events: [...partial, openai.error("The server had an error")] },
+      { events: openai.reply({ text: "fine now" }) },
+    );
+    const events = await collect(client(server, "openai").stream(request({ model: "gpt-4o" })));
+    assert.equal(attempts(events).length, 3);
+    assert.equal(last(events).type, "done");
+  });
+});
