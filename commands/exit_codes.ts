@@ -31,6 +31,10 @@ export function exitCodeFor(code: ErrorCode): number {
     case "DB_BUSY":
     case "MIGRATION_FAILED":
     case "BACKUP_FAILED":
+    case "DISK_FULL":
+    case "STORAGE_READ_ONLY":
+    case "STORAGE_DENIED":
+    case "STORAGE_IO":
       return EXIT.DATABASE;
     case "SESSION_LIVE":
     case "CROSS_PROJECT":

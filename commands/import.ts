@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { BonsaiError } from "../core/errors.ts";
+import { BonsaiError, isBonsaiError } from "../core/errors.ts";
 import { oneOf } from "../core/schema.ts";
 import { claudeRoots, importClaudeCode } from "../core/import/claude_code.ts";
 import { codexRoots, importCodex } from "../core/import/codex.ts";
 import type { ImportStats } from "../core/import/stats.ts";
+import { STORAGE_FAILURE_CODES } from "../core/storage/storage_errors.ts";
 import { openDb, parseOptions, uiFor } from "./context.ts";
 import { EXIT } from "./exit_codes.ts";
 import type { World } from "./world.ts";
@@ -52,11 +53,13 @@ export async function importHistory(
   const showProgress = world.stderr.isTerminal && !opts.json;
   const started = world.clock.now();
   let lastDraw = 0;
+  let barOpen = false;
   const progress = (done: number, total: number) => {
     if (!showProgress) return;
     const now = Date.now();
     if (done < total && now - lastDraw < 100) return;
     lastDraw = now;
+    barOpen = done < total;
     const width = 30;
     const filled = total ? Math.round((done / total) * width) : width;
     world.stderr.write(
@@ -67,9 +70,14 @@ export async function importHistory(
     if (done === total) world.stderr.write("\n");
   };
   const options = { db, ids: world.ids, roots: existing, progress };
-  const stats = source === "claude-code"
-    ? await importClaudeCode(options)
-    : await importCodex(options);
+  let stats: ImportStats;
+  try {
+    stats = source === "claude-code" ? await importClaudeCode(options) : await importCodex(options);
+  } catch (err) {
+    // The bar stops where the import did, on its own line, before the error is printed.
+    if (barOpen) world.stderr.write("\n");
+    throw resumable(err);
+  }
   if (opts.json) {
     ui.json(statsJson(stats, world.clock.now() - started));
   } else {
@@ -86,6 +94,15 @@ export async function importHistory(
     );
   }
   return EXIT.OK;
+}
+
+/** A storage failure, saying that running the import again resumes it. */
+function resumable(err: unknown): unknown {
+  if (!isBonsaiError(err, ...STORAGE_FAILURE_CODES)) return err;
+  return new BonsaiError(err.code, `${err.message} (the import resumes where it stopped)`, {
+    data: err.data,
+    cause: err,
+  });
 }
 
 function statsJson(s: ImportStats, durationMs: number) {

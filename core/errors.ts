@@ -10,6 +10,10 @@ export type ErrorCode =
   | "DB_BUSY" // another process held the database too long
   | "MIGRATION_FAILED"
   | "BACKUP_FAILED"
+  | "DISK_FULL" // a write to BONSAI_HOME found no space left
+  | "STORAGE_READ_ONLY" // BONSAI_HOME is on a read-only file system
+  | "STORAGE_DENIED" // the operating system refused access to BONSAI_HOME
+  | "STORAGE_IO" // any other disk I/O error under BONSAI_HOME
   | "SESSION_LIVE" // another live process owns the session
   | "CROSS_PROJECT" // session belongs to another project
   | "LEASE_LOST" // fencing token no longer current

@@ -142,6 +142,8 @@ export class ImportWriter implements ImportSink {
   /** Response ids in memory, once the import drops their index or finds it dropped. */
   #responses: ResponseIndex | null = null;
   #queuedBytes = 0;
+  /** The failure of a commit: the writer's memory no longer matches the database. */
+  #failed: { readonly error: unknown } | null = null;
   readonly #byKey = new Map<string, SessionState>();
   readonly #byId = new Map<string, SessionState>();
   readonly #bulkRecords: number;
@@ -180,6 +182,7 @@ export class ImportWriter implements ImportSink {
   /** Commits the rest and returns the connection to its everyday settings. */
   finish(): void {
     this.commit();
+    // A failure below leaves everything committed; the next import builds what is missing.
     // Built unless present: dropped by this import, or by another one that may have died.
     this.#tools.buildDurationIndex();
     this.#ledger.buildExternalIndex();
@@ -319,8 +322,22 @@ export class ImportWriter implements ImportSink {
     this.#fileProgress.set(path, progress);
   }
 
-  /** Writes everything queued, and the files' progress, in one transaction. */
+  /**
+   * Writes everything queued, and the files' progress, in one transaction. If it fails (a
+   * full disk), earlier commits stay and the import can be run again to resume; this
+   * writer refuses further work, since what it knows of the database no longer holds.
+   */
   commit(): void {
+    if (this.#failed) throw this.#failed.error;
+    try {
+      this.#write();
+    } catch (err) {
+      this.#failed = { error: err };
+      throw err;
+    }
+  }
+
+  #write(): void {
     this.#committed += this.#queued;
     const goBulk = !this.#bulk && this.#committed >= this.#bulkRecords;
     // Response ids go in memory for a big import, or when another import dropped their

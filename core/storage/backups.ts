@@ -1,9 +1,10 @@
 import { backup, DatabaseSync } from "node:sqlite";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { Clock } from "../clock.ts";
 import type { Home } from "../home.ts";
 import { BonsaiError, messageOf } from "../errors.ts";
 import { ensurePrivateDir, ensurePrivateFile, tighten } from "./files.ts";
+import { describeStorageError } from "./storage_errors.ts";
 
 /** A backup file in `$BONSAI_HOME/backups`. */
 export interface BackupInfo {
@@ -43,7 +44,10 @@ export async function takeBackup(
     tighten(path, 0o600);
     return path;
   } catch (err) {
+    // Described before the partial copy goes, so a full disk is seen as the copy left it.
+    const described = describeStorageError(err, home.dir);
     removeQuietly(partial);
+    if (described !== err) throw described;
     throw new BonsaiError("BACKUP_FAILED", `Cannot back up the database: ${messageOf(err)}`, {
       cause: err,
     });
@@ -69,11 +73,16 @@ export function verifyBackupFile(path: string, options: { makeStandalone?: boole
   }
 }
 
-/** Copies a backup into the database at `targetPath` through the backup API. */
+/**
+ * Copies a backup into the database at `targetPath` through the backup API. A copy that
+ * fails (a full disk) leaves the target as it was: the API writes it in one transaction.
+ */
 export async function copyBackupInto(backupPath: string, targetPath: string): Promise<void> {
   const source = new DatabaseSync(backupPath, { readOnly: true });
   try {
     await backup(source, targetPath);
+  } catch (err) {
+    throw describeStorageError(err, dirname(targetPath));
   } finally {
     source.close();
   }

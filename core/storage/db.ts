@@ -6,7 +6,8 @@ import { BonsaiError } from "../errors.ts";
 import { MIGRATIONS } from "../../migrations/mod.ts";
 import { ensurePrivateDir, ensurePrivateFile, hardenHome } from "./files.ts";
 import { latestVersion, migrate, type Migration } from "./migrate.ts";
-import { describeOpenError, SQLITE_BUSY, sqliteCode } from "./sqlite_errors.ts";
+import { describeOpenError } from "./sqlite_errors.ts";
+import { describeDatabaseError } from "./storage_errors.ts";
 import { connect } from "./connection.ts";
 
 /** A bound value for a prepared statement. */
@@ -53,7 +54,11 @@ export class Db {
     return stmt;
   }
 
-  /** Runs `fn` in a `BEGIN IMMEDIATE` transaction; nested calls join the outer one. */
+  /**
+   * Runs `fn` in a `BEGIN IMMEDIATE` transaction; nested calls join the outer one. A failure
+   * rolls it back (earlier commits stay) and is thrown as a user-facing error when the disk
+   * or the database is the cause (see describeDatabaseError), else as it is.
+   */
   write<T>(fn: () => T): T {
     if (this.#conn.isTransaction) return fn();
     this.#begin("BEGIN IMMEDIATE");
@@ -62,8 +67,8 @@ export class Db {
       this.#conn.exec("COMMIT");
       return result;
     } catch (err) {
-      if (this.#conn.isTransaction) this.#conn.exec("ROLLBACK");
-      throw err;
+      this.#rollback();
+      throw this.#describe(err);
     }
   }
 
@@ -72,9 +77,12 @@ export class Db {
     if (this.#conn.isTransaction) return fn();
     this.#begin("BEGIN");
     try {
-      return fn();
-    } finally {
-      if (this.#conn.isTransaction) this.#conn.exec("COMMIT");
+      const result = fn();
+      this.#conn.exec("COMMIT");
+      return result;
+    } catch (err) {
+      this.#rollback();
+      throw this.#describe(err);
     }
   }
 
@@ -92,9 +100,16 @@ export class Db {
     this.#conn.exec(`PRAGMA cache_size = -${Math.max(64, Math.floor(kib))}`);
   }
 
-  /** A passive checkpoint: copies what it can without waiting for other connections. */
+  /**
+   * A passive checkpoint: copies what it can without waiting for other connections. When
+   * it fails (no room for the database file to grow) every commit is still in the WAL.
+   */
   checkpoint(): void {
-    this.#conn.prepare("PRAGMA wal_checkpoint(PASSIVE)").get();
+    try {
+      this.#conn.prepare("PRAGMA wal_checkpoint(PASSIVE)").get();
+    } catch (err) {
+      throw this.#describe(err);
+    }
   }
 
   /** Closes the connection; the last one out checkpoints the WAL. */
@@ -111,9 +126,23 @@ export class Db {
     try {
       this.#conn.exec(sql);
     } catch (err) {
-      if (sqliteCode(err) === SQLITE_BUSY) throw describeOpenError(err, this.path);
-      throw err;
+      throw this.#describe(err);
     }
+  }
+
+  #rollback(): void {
+    if (!this.#conn.isTransaction) return; // SQLite rolled back already (e.g. SQLITE_FULL)
+    try {
+      this.#conn.exec("ROLLBACK");
+    } catch {
+      // The failure that brought us here is the one to report. A rollback that fails
+      // (after an I/O error) leaves the transaction to SQLite, which discards it when the
+      // connection closes; nothing of it was committed.
+    }
+  }
+
+  #describe(err: unknown): unknown {
+    return describeDatabaseError(err, this.home);
   }
 }
 
@@ -125,12 +154,21 @@ const WAL_SIZE_LIMIT = 64 << 20;
  * index over a big table sorts all of its keys.
  */
 export function withDiskSorts<T>(db: Db, fn: () => T): T {
+  const setMemory = () => db.connection.exec("PRAGMA temp_store = MEMORY");
   db.connection.exec("PRAGMA temp_store = FILE");
+  let result: T;
   try {
-    return fn();
-  } finally {
-    db.connection.exec("PRAGMA temp_store = MEMORY");
+    result = fn();
+  } catch (err) {
+    try {
+      setMemory();
+    } catch {
+      // The failed sort (a full disk, say) is what to report, not this follow-on failure.
+    }
+    throw err;
   }
+  setMemory();
+  return result;
 }
 
 /** Whether the schema has an index of this name. */
@@ -145,6 +183,14 @@ export function hasIndex(db: Db, name: string): boolean {
  * runs pending migrations behind a verified online backup.
  */
 export async function openDatabase(options: OpenOptions): Promise<Db> {
+  try {
+    return await open(options);
+  } catch (err) {
+    throw describeDatabaseError(err, options.home);
+  }
+}
+
+async function open(options: OpenOptions): Promise<Db> {
   const { home } = options;
   const migrations = options.migrations ?? MIGRATIONS;
   ensurePrivateDir(home.dir);
@@ -184,7 +230,7 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
     return new Db(conn, options);
   } catch (err) {
     conn.close();
-    throw describeOpenError(err, home.dbPath);
+    throw err;
   }
 }
 

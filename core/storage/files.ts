@@ -1,4 +1,5 @@
-import { join } from "node:path";
+import { statfsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import type { Home } from "../home.ts";
 
 const DIR_MODE = 0o700;
@@ -55,5 +56,50 @@ export function modeOf(path: string): number | null {
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return null;
     throw err;
+  }
+}
+
+/**
+ * Bytes free for an unprivileged writer on the file system holding `path` (its nearest
+ * existing ancestor, when it does not exist yet), or null when none can be asked.
+ */
+export function freeBytes(path: string): number | null {
+  for (let p = resolve(path);; p = dirname(p)) {
+    try {
+      const s = statfsSync(p);
+      return Number(s.bavail) * Number(s.bsize);
+    } catch {
+      // Missing or not searchable: an ancestor's file system is the same one, or the best
+      // guess there is; past the root there is nothing left to ask.
+      if (dirname(p) === p) return null;
+    }
+  }
+}
+
+/**
+ * Tries to create and write a small file in `dir`, then removes it: returns the error that
+ * stopped it, or null when writing there works. For error paths only (it writes).
+ */
+export function probeWrite(dir: string): unknown {
+  let path: string | null = null;
+  try {
+    path = Deno.makeTempFileSync({ dir, prefix: ".bonsai-probe-" });
+    Deno.writeFileSync(path, new Uint8Array(PROBE_BYTES));
+    return null;
+  } catch (err) {
+    return err;
+  } finally {
+    if (path !== null) removeIfPresent(path);
+  }
+}
+
+/** A page: enough that a full file system refuses it. */
+const PROBE_BYTES = 4096;
+
+function removeIfPresent(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
 }

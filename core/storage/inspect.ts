@@ -3,7 +3,7 @@ import { MIGRATIONS } from "../../migrations/mod.ts";
 import { type BackupInfo, listBackups } from "./backups.ts";
 import { connect } from "./connection.ts";
 import { latestVersion } from "./migrate.ts";
-import { describeOpenError } from "./sqlite_errors.ts";
+import { describeDatabaseError } from "./storage_errors.ts";
 
 /** What `bonsai db status` reports. Reading it never writes or migrates. */
 export interface DatabaseStatus {
@@ -64,7 +64,7 @@ export function inspectDatabase(home: Home, options: { check?: boolean } = {}): 
       one("SELECT count(*) FROM sqlite_schema");
       schemaVersion = one<{ user_version: number }>("PRAGMA user_version").user_version;
     } catch (err) {
-      throw describeOpenError(err, home.dbPath);
+      throw describeDatabaseError(err, home);
     }
     const count = (table: string) => {
       if (schemaVersion < 1 || schemaVersion > supportedVersion) return null;

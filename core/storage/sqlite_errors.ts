@@ -1,15 +1,47 @@
 import { BonsaiError, messageOf } from "../errors.ts";
 
 /** SQLite primary result codes we react to. */
+export const SQLITE_PERM = 3;
 export const SQLITE_BUSY = 5;
 export const SQLITE_LOCKED = 6;
+export const SQLITE_READONLY = 8;
+export const SQLITE_IOERR = 10;
 export const SQLITE_CORRUPT = 11;
+export const SQLITE_FULL = 13;
+export const SQLITE_CANTOPEN = 14;
 export const SQLITE_NOTADB = 26;
+
+/**
+ * SQLite's text for each code we react to (sqlite3_errstr; an error may add ": detail").
+ * Deno's node:sqlite puts the (extended) result code on errors from prepared statements;
+ * errors from `exec` and `backup`, and some from opening a file, carry just this text.
+ */
+const TEXTS: readonly (readonly [string, number])[] = [
+  ["database or disk is full", SQLITE_FULL],
+  ["disk I/O error", SQLITE_IOERR],
+  ["attempt to write a readonly database", SQLITE_READONLY],
+  ["unable to open database file", SQLITE_CANTOPEN],
+  ["access permission denied", SQLITE_PERM],
+  ["database is locked", SQLITE_BUSY],
+  ["database table is locked", SQLITE_LOCKED],
+  ["database disk image is malformed", SQLITE_CORRUPT],
+  ["file is not a database", SQLITE_NOTADB],
+];
 
 /** The SQLite primary result code carried by a node:sqlite error, or null. */
 export function sqliteCode(err: unknown): number | null {
+  const extended = sqliteExtendedCode(err);
+  if (extended !== null) return extended & 0xff;
+  if (!(err instanceof Error) || (err as { code?: unknown }).code !== "ERR_SQLITE_ERROR") {
+    return null;
+  }
+  return TEXTS.find(([text]) => err.message.startsWith(text))?.[1] ?? null;
+}
+
+/** The extended result code of a node:sqlite error (e.g. 4874, SQLITE_IOERR_SHMSIZE), or null. */
+export function sqliteExtendedCode(err: unknown): number | null {
   if (err && typeof err === "object" && "errcode" in err && typeof err.errcode === "number") {
-    return err.errcode & 0xff;
+    return err.errcode;
   }
   return null;
 }
