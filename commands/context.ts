@@ -1,9 +1,10 @@
 import type { z } from "zod";
 import { BonsaiError } from "../core/errors.ts";
 import { homeFrom } from "../core/home.ts";
-import { createRedactor, secretValuesFromEnv } from "../core/secrets.ts";
+import { createRedactor, referencedSecretValues, secretValuesFromEnv } from "../core/secrets.ts";
 import { checkTimeZone, localTimeZone } from "../core/time.ts";
 import { type Db, openDatabase } from "../core/storage/db.ts";
+import { savedReferenceValues } from "../core/storage/setting_references.ts";
 import { recoverCrashed } from "../core/session/recovery.ts";
 import { colorEnabled, createStyle, type Style, unicodeEnabled } from "../tui/render/style.ts";
 import type { World } from "./world.ts";
@@ -46,14 +47,17 @@ export function uiFor(world: World): Ui {
 }
 
 /**
- * Opens the database of the world's BONSAI_HOME, redacting the environment's secrets, and
- * first promotes crash leftovers to `interrupted` (L5: every process that opens it does).
+ * Opens the database of the world's BONSAI_HOME, redacting the environment's secrets and the
+ * values behind saved `env:NAME` key references, and first promotes crash leftovers to
+ * `interrupted` (L5: every process that opens it does).
  */
 export async function openDb(world: World): Promise<Db> {
   const home = homeFrom(world.env);
   const redactor = createRedactor({ values: secretValuesFromEnv(world.env) });
   const db = await openDatabase({ home, clock: world.clock, redactor });
   try {
+    // The references live in the database, so the redactor learns them before any write.
+    redactor.addValues(referencedSecretValues(world.env, savedReferenceValues(db)));
     recoverCrashed(db, world.probe);
   } catch (err) {
     db.close();

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createRedactor, secretValuesFromEnv } from "../../core/secrets.ts";
+import {
+  createRedactor,
+  envReference,
+  isSecretEnvName,
+  learnSettingSecret,
+  NOT_SECRET_ENV,
+  referencedSecretValues,
+  secretForms,
+  secretValuesFromEnv,
+} from "../../core/secrets.ts";
 import { MessageStore } from "../../core/storage/messages.ts";
 import { SessionStore } from "../../core/storage/sessions.ts";
 import { openTestDb } from "../support/db.ts";
@@ -156,4 +165,182 @@ Deno.test("createRedactor() redacts each format on its own (the clean-text short
     }
     assert.ok(out.includes(`[REDACTED:${label}]`), `${label} not redacted: ${out}`);
   }
+});
+
+Deno.test("isSecretEnvName() marks KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL, AUTH anywhere", async (t) => {
+  const cases: [name: string, secret: boolean][] = [
+    // Today's suffixes still count.
+    ["OPENAI_API_KEY", true],
+    ["GITHUB_TOKEN", true],
+    ["CLIENT_SECRET", true],
+    ["AWS_SECRET_ACCESS_KEY", true],
+    ["DATABASE_PASSWORD", true],
+    ["SSH_PRIVATE_KEY", true],
+    // In the middle, at the start, in any case.
+    ["CI_SECRET_VALUE", true],
+    ["GH_TOKEN_CI", true],
+    ["TOKEN_FOR_DEPLOY", true],
+    ["KEY", true],
+    ["my_api_key", true],
+    ["Db_Passwd_Prod", true],
+    ["MYSQL_PWD_PASSWD", true],
+    ["GOOGLE_APPLICATION_CREDENTIALS", true],
+    ["AZURE_CREDENTIAL_BLOB", true],
+    ["OAUTH_CLIENT", true],
+    ["PROXY_AUTHORIZATION", true],
+    ["BASIC_AUTH", true],
+    ["MONKEYPATCH_MODE", true], // the rule is a substring rule: erring towards redaction
+    // Not secret-looking.
+    ["PATH", false],
+    ["HOME", false],
+    ["OPENAI_BASE_URL", false],
+    ["BONSAI_REDACT_ENV", false],
+    ["PASS", false],
+    ["CRED", false],
+    ["GIT_COMMITTER_NAME", false],
+    // The documented exceptions, in any case.
+    ["SSH_AUTH_SOCK", false],
+    ["XAUTHORITY", false],
+    ["XAUTHLOCALHOSTNAME", false],
+    ["GIT_AUTHOR_NAME", false],
+    ["GIT_AUTHOR_EMAIL", false],
+    ["GIT_AUTHOR_DATE", false],
+    ["git_author_name", false],
+    // Only those exact names: near misses are still secret.
+    ["GIT_AUTHOR_TOKEN", true],
+    ["SSH_AUTH_SOCK_KEY", true],
+  ];
+  for (const [name, secret] of cases) {
+    await t.step(`${name} -> ${secret}`, () => assert.equal(isSecretEnvName(name), secret));
+  }
+  await t.step("the exception list stays tiny", () => assert.equal(NOT_SECRET_ENV.size, 6));
+});
+
+Deno.test("secretValuesFromEnv() skips short values and the exceptions, unless BONSAI_REDACT_ENV names them", () => {
+  const env = {
+    CI_SECRET_VALUE: "ci-secret-value-123",
+    GH_TOKEN_CI: "gh-token-ci-4567890",
+    KEYTIMEOUT: "1",
+    TOKENIZERS_PARALLELISM: "false",
+    SSH_AUTH_SOCK: "/tmp/ssh-XXXXabcd/agent.1234",
+    XAUTHORITY: "/home/jane/.Xauthority",
+    XAUTHLOCALHOSTNAME: "localhost",
+    GIT_AUTHOR_NAME: "Jane Developer",
+    GIT_AUTHOR_EMAIL: "jane@example.com",
+    GIT_AUTHOR_DATE: "2024-05-01T10:00:00Z",
+  };
+  assert.deepEqual(secretValuesFromEnv(env).sort(), ["ci-secret-value-123", "gh-token-ci-4567890"]);
+  assert.deepEqual(
+    secretValuesFromEnv({ ...env, BONSAI_REDACT_ENV: "GIT_AUTHOR_EMAIL, XAUTHORITY" }).sort(),
+    ["/home/jane/.Xauthority", "ci-secret-value-123", "gh-token-ci-4567890", "jane@example.com"],
+  );
+  const r = createRedactor({ values: secretValuesFromEnv(env) });
+  const text =
+    "Jane Developer <jane@example.com> at http://localhost:8080 via /tmp/ssh-XXXXabcd/agent.1234";
+  assert.equal(r.redact(text), text, "everyday text is left alone");
+});
+
+Deno.test("createRedactor() literal values: learned later, JSON-escaped too, longest first, short ones ignored", async (t) => {
+  const cases: {
+    name: string;
+    values: string[];
+    added?: string[];
+    input: string;
+    output: string;
+  }[] = [
+    {
+      name: "a value given at creation",
+      values: ["hunter2hunter2"],
+      input: "pw=hunter2hunter2;",
+      output: "pw=[REDACTED:secret];",
+    },
+    {
+      name: "a value added after creation",
+      values: [],
+      added: ["added-later-0001"],
+      input: "x added-later-0001 y",
+      output: "x [REDACTED:secret] y",
+    },
+    {
+      name: "values under 8 characters are never learned",
+      values: ["short"],
+      added: ["1234567"],
+      input: "short 1234567",
+      output: "short 1234567",
+    },
+    {
+      name: "a value inside another is replaced whole",
+      values: ["abcdefgh"],
+      added: ["abcdefgh-and-more"],
+      input: "abcdefgh-and-more abcdefgh",
+      output: "[REDACTED:secret] [REDACTED:secret]",
+    },
+    {
+      name: "a value with a quote, as a JSON column holds it",
+      values: ['pa"ss\\word!'],
+      input: JSON.stringify({ command: 'echo pa"ss\\word!' }),
+      output: '{"command":"echo [REDACTED:secret]"}',
+    },
+    {
+      name: "the same value JSON-encoded twice (tool arguments inside a stored message)",
+      values: ['pa"ss\\word!'],
+      input: JSON.stringify({ arguments: JSON.stringify({ command: 'echo pa"ss\\word!' }) }),
+      output: JSON.stringify({ arguments: '{"command":"echo [REDACTED:secret]"}' }),
+    },
+    {
+      name: "key formats still go after literal values",
+      values: ["literal-secret-1"],
+      input: "literal-secret-1 ghp_Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Bc1Ef3Hi5K",
+      output: "[REDACTED:secret] [REDACTED:github-token]",
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, () => {
+      const r = createRedactor({ values: c.values });
+      r.addValues(c.added ?? []);
+      assert.equal(r.redact(c.input), c.output);
+    });
+  }
+  await t.step("secretForms() lists each spelling once, longest first", () => {
+    assert.deepEqual(secretForms("plainvalue"), ["plainvalue"]);
+    assert.deepEqual(secretForms('a"bcdefgh'), ['a\\\\\\"bcdefgh', 'a\\"bcdefgh', 'a"bcdefgh']);
+  });
+});
+
+Deno.test("envReference() and referencedSecretValues() read env:NAME references from settings", async (t) => {
+  const cases: [value: unknown, name: string | null][] = [
+    ["env:MY_KEY", "MY_KEY"],
+    ['"env:MY_KEY"', "MY_KEY"], // the JSON text the settings table stores
+    ["env:_lower_ok1", "_lower_ok1"],
+    ["env:", null],
+    ["env:1ABC", null],
+    ["env:MY KEY", null],
+    ["MY_KEY", null],
+    ['"env:MY_KEY', null],
+    [42, null],
+    [null, null],
+    ["sk-ant-not-a-reference", null],
+  ];
+  for (const [value, name] of cases) {
+    await t.step(
+      `${JSON.stringify(value)} -> ${name}`,
+      () => assert.equal(envReference(value), name),
+    );
+  }
+  await t.step("values behind references; unset or empty variables give nothing", () => {
+    const env = { LLM_ACCESS: "access-value-123", EMPTY: "", OTHER: "other-value-456" };
+    assert.deepEqual(
+      referencedSecretValues(env, ['"env:LLM_ACCESS"', '"env:EMPTY"', '"env:UNSET"', "40"]),
+      ["access-value-123"],
+    );
+  });
+  await t.step("learnSettingSecret() teaches the redactor a newly saved reference", () => {
+    const r = createRedactor();
+    const env = { LLM_ACCESS: "access-value-123", SHORT: "abc" };
+    assert.equal(r.redact("k=access-value-123"), "k=access-value-123");
+    assert.equal(learnSettingSecret(r, { env, value: "env:LLM_ACCESS" }), true);
+    assert.equal(r.redact("k=access-value-123"), "k=[REDACTED:secret]");
+    assert.equal(learnSettingSecret(r, { env, value: "env:SHORT" }), false);
+    assert.equal(learnSettingSecret(r, { env, value: "10m" }), false);
+  });
 });
