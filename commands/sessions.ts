@@ -1,11 +1,6 @@
 import { z } from "zod";
-import { BonsaiError } from "../core/errors.ts";
 import { findProjectRoot } from "../core/project_root.ts";
-import { isLive } from "../core/session/liveness.ts";
 import { sessionJson } from "../core/session/session_json.ts";
-import { sessionDetail } from "../core/session/session_detail.ts";
-import { MessageStore } from "../core/storage/messages.ts";
-import { type Session, SessionStore } from "../core/storage/sessions.ts";
 import {
   formatAge,
   formatCompact,
@@ -17,6 +12,7 @@ import { renderTable } from "../tui/render/table.ts";
 import { renderTranscriptLines } from "../tui/render/transcript.ts";
 import { confirmOrRefuse, openDb, parseOptions, type Ui, uiFor } from "./context.ts";
 import { EXIT } from "./exit_codes.ts";
+import { sessionAdmin } from "./service.ts";
 import type { World } from "./world.ts";
 
 const ListOptions = z.object({
@@ -31,9 +27,9 @@ export async function listSessions(world: World, raw: unknown): Promise<number> 
   const opts = parseOptions(ListOptions, raw);
   const ui = uiFor(world);
   using db = await openDb(world);
-  const store = new SessionStore(db, world.ids);
+  const admin = sessionAdmin(world, db);
   const projectPath = opts.all ? undefined : findProjectRoot(opts.project ?? world.cwd);
-  const sessions = store.list({ projectPath, limit: opts.limit });
+  const sessions = admin.list({ projectPath, limit: opts.limit });
   if (opts.json) {
     ui.json(sessions.map(sessionJson));
     return EXIT.OK;
@@ -46,7 +42,7 @@ export async function listSessions(world: World, raw: unknown): Promise<number> 
     );
     return EXIT.OK;
   }
-  const short = store.shortIds(sessions.map((s) => s.id));
+  const short = admin.shortIds(sessions.map((s) => s.id));
   const now = world.clock.now();
   const pin = ui.ascii ? "*" : "★";
   const rows = sessions.map((s) => [
@@ -90,15 +86,17 @@ export async function showSession(world: World, id: string, raw: unknown): Promi
   const opts = parseOptions(ShowOptions, raw);
   const ui = uiFor(world);
   using db = await openDb(world);
-  const session = new SessionStore(db, world.ids).resolve(id);
-  const detail = sessionDetail(db, session);
+  const admin = sessionAdmin(world, db);
+  const session = admin.resolve(id);
+  const detail = admin.detail(session);
   if (opts.json) {
     ui.json(detail.json);
     return EXIT.OK;
   }
   const { style } = ui;
   const field = (name: string, value: string) => `${style.dim(name.padEnd(10))} ${value}`;
-  const cost = formatUsd(session.costUsd, { floor: session.unpricedAttempts > 0, ascii: ui.ascii }) +
+  const cost =
+    formatUsd(session.costUsd, { floor: session.unpricedAttempts > 0, ascii: ui.ascii }) +
     (session.unpricedAttempts > 0 ? ` (${session.unpricedAttempts} unpriced turns)` : "");
   const lines = [
     style.bold(session.title),
@@ -146,11 +144,8 @@ export async function showSession(world: World, id: string, raw: unknown): Promi
     }
   }
   ui.out(lines.join("\n"));
-  const messages = new MessageStore(db);
   const all = opts.all || session.messageCount <= SHOW_TAIL;
-  const shown = all ? messages.list(session.id) : messages.list(session.id, {
-    afterSeq: Math.max(0, messages.lastSeq(session.id) - SHOW_TAIL),
-  });
+  const shown = admin.transcript(session, all ? undefined : SHOW_TAIL);
   if (shown.length > 0) {
     ui.out("");
     if (!all) {
@@ -174,19 +169,15 @@ const TitleArg = z.string().trim().min(1, "a title cannot be empty").max(
 export async function renameSession(world: World, id: string, title: string): Promise<number> {
   const clean = parseOptions(TitleArg, title);
   using db = await openDb(world);
-  const store = new SessionStore(db, world.ids);
-  const session = store.resolve(id);
-  store.rename(session.id, clean, "user");
-  uiFor(world).err(`Renamed ${session.id} to '${store.get(session.id).title}'`);
+  const session = sessionAdmin(world, db).rename(id, clean);
+  uiFor(world).err(`Renamed ${session.id} to '${session.title}'`);
   return EXIT.OK;
 }
 
 /** `bonsai sessions pin|unpin <id>`. */
 export async function pinSession(world: World, id: string, pinned: boolean): Promise<number> {
   using db = await openDb(world);
-  const store = new SessionStore(db, world.ids);
-  const session = store.resolve(id);
-  store.setPinned(session.id, pinned);
+  const session = sessionAdmin(world, db).setPinned(id, pinned);
   uiFor(world).err(`${pinned ? "Pinned" : "Unpinned"} ${session.id} '${session.title}'`);
   return EXIT.OK;
 }
@@ -197,30 +188,17 @@ const ForgetOptions = z.object({ yes: z.boolean().optional() });
 export async function forgetSession(world: World, id: string, raw: unknown): Promise<number> {
   const opts = parseOptions(ForgetOptions, raw);
   using db = await openDb(world);
-  const store = new SessionStore(db, world.ids);
-  const session = store.resolve(id);
-  refuseLive(world, session, "forget");
+  const admin = sessionAdmin(world, db);
+  const session = admin.forgettable(id);
   const question =
     `Delete session ${session.id} '${session.title}' and its ${session.messageCount} messages for good?`;
   if (!(await confirmOrRefuse(world, question, opts.yes ?? false))) {
     uiFor(world).err("Nothing deleted");
     return EXIT.CANCELLED;
   }
-  store.forget(session.id);
+  admin.forget(session);
   uiFor(world).err(`Forgot ${session.id} '${session.title}'`);
   return EXIT.OK;
-}
-
-/** Refuses to act on a session another live process owns. */
-export function refuseLive(world: World, session: Session, verb: string): void {
-  if (isLive(session, world.clock.now(), world.pid, world.probe)) {
-    throw new BonsaiError(
-      "SESSION_LIVE",
-      `Cannot ${verb} session '${session.id}': it is live in process ${session.ownerPid ?? "?"}${
-        session.ownerHost ? ` on ${session.ownerHost}` : ""
-      }`,
-    );
-  }
 }
 
 function statusColor(ui: Ui, status: string): string {

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { PermissionGate } from "../core/agent/permissions.ts";
 import { systemClock } from "../core/clock.ts";
 import { createClient, type ProviderConfig } from "../core/providers/config.ts";
-import { SessionService } from "../core/service/session_service.ts";
+import { AgentFactory } from "../core/service/agent_factory.ts";
 import { LedgerStore } from "../core/storage/ledger.ts";
 import { benchSession, progress, stats } from "./lib/bench_util.ts";
 
@@ -22,7 +22,7 @@ const messages = Number(values.messages);
 const runs = Number(values.runs);
 const dir = await Deno.makeTempDir({ prefix: "bonsai-bench-loop-" });
 try {
-  const { db, ids, owner, runtime } = await benchSession(dir);
+  const { db, runtime } = await benchSession(dir);
   progress(`building a ${messages}-message session ...`);
   for (let i = 0; i < messages; i += 2) {
     const text = `question ${i}: ${"lorem ipsum dolor sit amet ".repeat(6)}`;
@@ -60,20 +60,20 @@ try {
     baseUrl: "http://bench.invalid",
     source: "flag",
   };
-  const service = new SessionService({
+  const factory = new AgentFactory({
     db,
     clock: systemClock,
-    ids,
     env: {},
     fetch: fakeFetch,
     random: Math.random,
-    owner,
     platform: "linux",
+    client: (c) => createClient(c, { fetch: fakeFetch, clock: systemClock, random: Math.random }),
   });
-  const agent = service.agent(runtime, config, {
+  const agent = factory.agent(runtime, config, {
     permissions: new PermissionGate({}),
     limits: { maxTurns: 50, sessionMaxCostUsd: 1_000_000 },
-    client: createClient(config, { fetch: fakeFetch, clock: systemClock, random: Math.random }),
+    saved: {},
+    context: {},
   });
   const signal = new AbortController().signal;
   for (let i = 0; i < 10; i++) await agent.run("warm up", { signal });

@@ -60,7 +60,13 @@ interface Info {
   }[];
 }
 
-async function graph(files: string[]): Promise<Map<string, Set<string>>> {
+/** The module graph: every import, and the imports that load code (not `import type`). */
+interface Graph {
+  readonly all: Map<string, Set<string>>;
+  readonly code: Map<string, Set<string>>;
+}
+
+async function graph(files: string[]): Promise<Graph> {
   const tmp = await Deno.makeTempDir();
   try {
     const entry = join(tmp, "all.ts");
@@ -78,21 +84,26 @@ async function graph(files: string[]): Promise<Map<string, Set<string>>> {
     if (!out.success) throw new Error(`deno info failed: ${new TextDecoder().decode(out.stderr)}`);
     const info = JSON.parse(new TextDecoder().decode(out.stdout)) as Info;
     const edges = new Map<string, Set<string>>();
+    const code = new Map<string, Set<string>>();
     const local = (spec: string) =>
       spec.startsWith(toFileUrl(ROOT).href + "/") ? relative(ROOT, new URL(spec).pathname) : null;
     for (const m of info.modules) {
       const from = local(m.specifier);
       if (!from || from === "deno.json" || from.startsWith("..")) continue;
       const to = new Set<string>();
+      const loads = new Set<string>();
       for (const d of m.dependencies ?? []) {
         for (const spec of [d.code?.specifier, d.type?.specifier]) {
           const target = spec ? local(spec) : null;
           if (target && target !== "deno.json") to.add(target);
         }
+        const target = d.code?.specifier ? local(d.code.specifier) : null;
+        if (target && target !== "deno.json") loads.add(target);
       }
       edges.set(from, to);
+      code.set(from, loads);
     }
-    return edges;
+    return { all: edges, code };
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
@@ -134,8 +145,36 @@ function cycles(edges: Map<string, Set<string>>): string[][] {
   return out;
 }
 
-const edges = await graph(sourceFiles());
+/**
+ * Front ends (DESIGN.md "The session host"): they drive sessions through core/service only.
+ * They may name storage and session types, but never load the lifecycle or storage code.
+ */
+const FRONT_ENDS = ["tui/", "commands/run.ts", "commands/repl.ts", "commands/serve.ts", "web/"];
+const HOST_ONLY = ["core/session/", "core/storage/", "core/agent/loop.ts"];
+/** Files that must not run timers of their own: the host owns the cadence and the heartbeat. */
+const NO_TIMERS = [
+  "commands/run.ts",
+  "commands/repl.ts",
+  "tui/repl/repl.ts",
+  "tui/repl/terminal.ts",
+];
+
+const { all: edges, code } = await graph(sourceFiles());
 const problems: string[] = [];
+const isFrontEnd = (path: string) => FRONT_ENDS.some((f) => path === f || path.startsWith(f));
+for (const [from, targets] of code) {
+  if (!isFrontEnd(from)) continue;
+  for (const to of targets) {
+    if (HOST_ONLY.some((h) => to === h || to.startsWith(h))) {
+      problems.push(`front end calls the session lifecycle or storage: ${from} -> ${to}`);
+    }
+  }
+}
+for (const file of NO_TIMERS) {
+  const text = await Deno.readTextFile(join(ROOT, file)).catch(() => "");
+  const line = text.split("\n").findIndex((l) => /\bset(Interval|Timeout)\s*\(/.test(l));
+  if (line >= 0) problems.push(`front end runs a timer: ${file}:${line + 1}`);
+}
 for (const [from, targets] of edges) {
   const a = floorOf(from);
   for (const to of targets) {
@@ -150,4 +189,6 @@ if (problems.length > 0) {
   console.error(`check_deps: ${problems.length} problem(s)`);
   Deno.exit(1);
 }
-console.log(`check_deps: ${edges.size} modules, imports point down, no cycles`);
+console.log(
+  `check_deps: ${edges.size} modules, imports point down, no cycles, front ends go through the host`,
+);

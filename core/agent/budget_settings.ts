@@ -117,31 +117,15 @@ export function formatBudgetValue(option: BudgetOption, value: number): string {
   return `${value}ms`;
 }
 
-/**
- * The limits of a run: saved presets (settings, B1) overridden by flags for this run.
- * Saved values are JSON numbers in the option's unit (ms, USD, count).
- */
+/** The limits of a run: saved presets (settings, B1, already checked) overridden by flags for this run. */
 export function budgetLimits(
-  saved: ReadonlyMap<string, string>,
+  saved: Partial<BudgetLimits>,
   flags: Readonly<Record<string, string | undefined>>,
 ): BudgetLimits {
-  const out: Record<string, number> = {};
+  const out: Record<string, number> = { ...saved } as Record<string, number>;
   for (const option of BUDGET_OPTIONS) {
     const flag = flags[option.flag];
-    if (flag !== undefined) {
-      out[option.field] = parseBudgetValue(option, flag);
-      continue;
-    }
-    const raw = saved.get(option.setting);
-    if (raw === undefined) continue;
-    const value = Number(JSON.parse(raw));
-    if (!Number.isFinite(value) || value <= 0) {
-      throw new BonsaiError(
-        "CONFIG",
-        `Saved setting ${option.setting} is not a positive number: ${raw}`,
-      );
-    }
-    out[option.field] = value;
+    if (flag !== undefined) out[option.field] = parseBudgetValue(option, flag);
   }
   return out as BudgetLimits;
 }

@@ -3,6 +3,7 @@ import { estimateTextTokens, estimateTokens } from "../session/context_codec.ts"
 import type { ContextEntry, SessionRuntime } from "../session/runtime.ts";
 import type { Compaction } from "../storage/compactions.ts";
 import { planBlock, ruleSummary } from "./summary.ts";
+import { pairToolResults } from "./tool_pairing.ts";
 
 /** How the context is kept within the model's window (X6). */
 export interface ContextSettings {
@@ -99,7 +100,7 @@ export class ContextManager {
       messages.unshift(summary);
       tokens += estimateTokens(summary);
     }
-    return { messages, tokens };
+    return { messages: pairToolResults(messages), tokens };
   }
 
   /**

@@ -53,6 +53,9 @@ export interface RunResult {
   readonly ledger: readonly LedgerEntry[];
 }
 
+/** The least output a request asks for, however full the window (the server may still refuse). */
+const MIN_OUTPUT_TOKENS = 256;
+
 /** Fixed settings of an agent. */
 export interface AgentConfig {
   readonly provider: string;
@@ -200,7 +203,14 @@ export class Agent {
   async #modelTurn(signal: AbortSignal, emit: (e: AgentEvent) => void): Promise<TurnOutcome> {
     const { runtime, client, clock } = this.#deps;
     const { limits } = this.#config;
-    const messages: ChatMessage[] = (await this.#context.view(clock)).messages;
+    const view = await this.#context.view(clock);
+    const messages: ChatMessage[] = view.messages;
+    // Never ask for more output than the window has room for after the prompt: servers with
+    // a small window (a local llama.cpp at 16k) refuse or truncate otherwise.
+    const maxOutputTokens = Math.min(
+      this.#config.maxOutputTokens,
+      Math.max(MIN_OUTPUT_TOKENS, this.#config.context.window - view.estimatedTokens),
+    );
     const telemetry = this.#cache.observe(
       this.#config.systemPrompt,
       this.#deps.tools.specs,
@@ -258,7 +268,7 @@ export class Agent {
           system: this.#config.systemPrompt,
           messages,
           tools: this.#deps.tools.specs,
-          maxOutputTokens: this.#config.maxOutputTokens,
+          maxOutputTokens,
           reasoning: this.#config.reasoning,
           cacheKey: runtime.session.cacheKey,
           signal: controller.signal,

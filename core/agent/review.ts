@@ -21,6 +21,8 @@ export interface ReviewDeps {
   readonly clock: { now(): number };
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly root: string;
+  /** Cancels the check command or the review call (Ctrl-C, SIGTERM). */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -36,7 +38,7 @@ export async function verify(
   const ctx: ToolContext = {
     root: deps.root,
     callId: "verify",
-    signal: new AbortController().signal,
+    signal: deps.signal,
     clock: deps.clock,
     env: deps.env,
     timeoutMs: timeoutMs ?? VERIFY_TIMEOUT_MS,
@@ -119,7 +121,7 @@ export async function selfReview(
       maxOutputTokens: 4_000,
       reasoning: null,
       cacheKey: deps.runtime.session.cacheKey,
-      signal: new AbortController().signal,
+      signal: deps.signal,
     })
   ) {
     if (ev.type === "attempt") {

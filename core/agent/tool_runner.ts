@@ -1,3 +1,4 @@
+import { raceAbort } from "../abort.ts";
 import { BonsaiError } from "../errors.ts";
 import type { ContentBlock } from "../providers/types.ts";
 import type { ToolCallRecord, ToolCallStatus } from "../storage/tool_calls.ts";
@@ -91,11 +92,13 @@ export class ToolRunner {
     const summary = tool && parsed?.success
       ? tool.describe(parsed.data)
       : call.rawInput.slice(0, 120);
-    this.#record(call, "running", null, startedAt);
+    // Pending until it may run (a permission question can be open for long), then running.
+    this.#record(call, tool?.permission === "none" ? "running" : "pending", null, startedAt);
     emit({ type: "tool_start", callId: call.id, name: call.name, summary });
     runtime.flush();
     let status: ToolCallStatus;
     let result: ToolResult;
+    let ranFrom = startedAt;
     if (!tool) {
       [status, result] = [
         "error",
@@ -115,10 +118,18 @@ export class ToolRunner {
         error(`Invalid arguments for ${call.name}: ${issues.join("; ")}`),
       ];
     } else {
-      [status, result] = await this.#execute(tool, call, parsed!.data, summary, signal, emit);
+      [status, result, ranFrom] = await this.#execute(
+        tool,
+        call,
+        parsed!.data,
+        { summary, startedAt },
+        signal,
+        emit,
+      );
     }
+    // The duration is the tool's own: time spent waiting for a person's answer is not in it.
     const endedAt = clock.now();
-    this.#record(call, status, result, startedAt, endedAt);
+    this.#record(call, status, result, ranFrom, endedAt);
     runtime.addMessage({
       role: "tool",
       kind: "tool_result",
@@ -136,7 +147,7 @@ export class ToolRunner {
       name: call.name,
       status,
       summary: result.summary ?? (result.isError ? "error" : "ok"),
-      durationMs: endedAt - startedAt,
+      durationMs: endedAt - ranFrom,
     });
     return result;
   }
@@ -145,14 +156,15 @@ export class ToolRunner {
     tool: Tool,
     call: ToolCallBlock,
     args: unknown,
-    summary: string,
+    { summary, startedAt }: { summary: string; startedAt: number },
     signal: AbortSignal,
     emit: (e: AgentEvent) => void,
-  ): Promise<[ToolCallStatus, ToolResult]> {
+  ): Promise<[ToolCallStatus, ToolResult, ranFrom: number]> {
     const { runtime } = this.#deps;
+    let ranFrom = startedAt;
     if (tool.permission !== "none") {
       const request = { tool: tool.name, kind: tool.permission, summary };
-      const decision = await this.#deps.permissions.decide(request);
+      const decision = await this.#deps.permissions.decide(request, signal);
       const text = describeDecision(request, decision);
       runtime.addMessage({
         role: "system",
@@ -162,12 +174,22 @@ export class ToolRunner {
         toolName: tool.name,
       });
       emit({ type: "permission", text, granted: decision.granted });
+      if (decision.by === "cancelled") {
+        return [
+          "cancelled",
+          error("Not run: the user cancelled before answering the permission request"),
+          ranFrom,
+        ];
+      }
       if (!decision.granted) {
         const why = decision.by === "headless"
           ? `Permission denied: ${tool.permission} tools are not allowed in this run (the user must pass --allow ${tool.permission})`
           : "Permission denied by the user";
-        return ["denied", error(why)];
+        return ["denied", error(why), ranFrom];
       }
+      ranFrom = this.#deps.clock.now();
+      this.#record(call, "running", null, ranFrom);
+      runtime.flush();
     }
     const timeoutMs = this.#limits.toolTimeoutMs ?? null;
     const controller = new AbortController();
@@ -183,18 +205,24 @@ export class ToolRunner {
       // A tool that stops itself on abort is awaited (its partial output is worth keeping).
       const running = tool.run(args, ctx);
       const result = await (tool.stopsOnAbort ? running : raceAbort(running, controller.signal));
-      if (result.timedOut || timedOut) return ["timeout", { ...result, isError: true }];
-      if (signal.aborted) return ["cancelled", { ...result, isError: true }];
-      return [result.isError ? "error" : "ok", result];
+      if (result.timedOut || timedOut) return ["timeout", { ...result, isError: true }, ranFrom];
+      if (signal.aborted) return ["cancelled", { ...result, isError: true }, ranFrom];
+      return [result.isError ? "error" : "ok", result, ranFrom];
     } catch (err) {
       if (timedOut) {
-        return ["timeout", error(`${tool.name} timed out after ${timeoutMs} ms and was stopped`)];
+        return [
+          "timeout",
+          error(`${tool.name} timed out after ${timeoutMs} ms and was stopped`),
+          ranFrom,
+        ];
       }
-      if (signal.aborted) return ["cancelled", error(`${tool.name} was cancelled by the user`)];
+      if (signal.aborted) {
+        return ["cancelled", error(`${tool.name} was cancelled by the user`), ranFrom];
+      }
       const message = err instanceof BonsaiError
         ? err.message
         : `${tool.name} failed: ${err instanceof Error ? err.message : err}`;
-      return ["error", error(message)];
+      return ["error", error(message), ranFrom];
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
@@ -260,23 +288,4 @@ export class ToolRunner {
 
 function error(message: string): ToolResult {
   return { output: message, isError: true, summary: "error" };
-}
-
-/** Settles with the tool's result, or rejects as soon as the signal aborts (tools that ignore it). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }

@@ -19,6 +19,8 @@ export interface ProviderConfig {
   readonly baseUrl: string;
   /** Where the provider choice came from, for messages. */
   readonly source: "flag" | "env" | "settings" | "session" | "discovered";
+  /** The context window the provider's server reported for the model, when it says. */
+  readonly contextWindow?: number | null;
 }
 
 /** What the user asked for on the command line. */
@@ -83,15 +85,16 @@ function parseOr<T>(
   return r.data;
 }
 
-function savedString(saved: ReadonlyMap<string, string>, key: string): string | null {
-  const raw = saved.get(key);
-  if (raw === undefined) return null;
-  try {
-    const v = JSON.parse(raw);
-    return typeof v === "string" ? v : null;
-  } catch {
-    return null;
-  }
+/** Saved provider defaults, already checked (core/service reads them). */
+export interface SavedProvider {
+  readonly provider?: "anthropic" | "openai";
+  readonly model?: string;
+  readonly reasoning?: Reasoning;
+  /** `env:NAME` references. */
+  readonly anthropicKey?: string;
+  readonly anthropicBaseUrl?: string;
+  readonly openaiKey?: string;
+  readonly openaiBaseUrl?: string;
 }
 
 /**
@@ -103,7 +106,7 @@ export function resolveProvider(
   input: {
     env: Env;
     flags: ProviderFlags;
-    saved: ReadonlyMap<string, string>;
+    saved: SavedProvider;
     pinned?: PinnedProvider | null;
   },
 ): ProviderConfig | null {
@@ -121,12 +124,8 @@ export function resolveProvider(
   } else if (env.BONSAI_PROVIDER) {
     provider = parseOr(ProviderName, env.BONSAI_PROVIDER, "BONSAI_PROVIDER");
     source = "env";
-  } else if (savedString(saved, PROVIDER_SETTINGS.provider)) {
-    provider = parseOr(
-      ProviderName,
-      savedString(saved, PROVIDER_SETTINGS.provider),
-      "saved default.provider",
-    );
+  } else if (saved.provider) {
+    provider = saved.provider;
     source = "settings";
   } else if (env.ANTHROPIC_API_KEY) {
     provider = "anthropic";
@@ -138,29 +137,23 @@ export function resolveProvider(
     return null;
   }
   provider = provider!;
-  const model = flags.model || pinned?.model || env.BONSAI_MODEL ||
-    savedString(saved, PROVIDER_SETTINGS.model) ||
+  const model = flags.model || pinned?.model || env.BONSAI_MODEL || saved.model ||
     DEFAULT_MODELS[provider];
   const reasoning = flagReasoning ??
-    parseOr(
-      ReasoningLevel,
-      pinned ? pinned.reasoning : savedString(saved, PROVIDER_SETTINGS.reasoning),
-      "reasoning",
-    );
+    (pinned
+      ? parseOr(ReasoningLevel, pinned.reasoning, "the session's reasoning")
+      : saved.reasoning ?? null);
   if (provider === "anthropic") {
-    const keyVar = keyVariable(saved, PROVIDER_SETTINGS.anthropicKey, "ANTHROPIC_API_KEY");
-    const baseUrl = env.ANTHROPIC_BASE_URL ||
-      savedString(saved, PROVIDER_SETTINGS.anthropicBaseUrl) ||
-      ANTHROPIC_BASE_URL;
+    const keyVar = keyVariable(saved.anthropicKey, "ANTHROPIC_API_KEY");
+    const baseUrl = env.ANTHROPIC_BASE_URL || saved.anthropicBaseUrl || ANTHROPIC_BASE_URL;
     const apiKey = env[keyVar] || null;
     if (!apiKey) {
       throw new BonsaiError("CONFIG", `The Anthropic provider needs an API key: set ${keyVar}`);
     }
     return { provider, model, reasoning, apiKey, baseUrl, source };
   }
-  const keyVar = keyVariable(saved, PROVIDER_SETTINGS.openaiKey, "OPENAI_API_KEY");
-  const baseUrl = env.OPENAI_BASE_URL || savedString(saved, PROVIDER_SETTINGS.openaiBaseUrl) ||
-    OPENAI_BASE_URL;
+  const keyVar = keyVariable(saved.openaiKey, "OPENAI_API_KEY");
+  const baseUrl = env.OPENAI_BASE_URL || saved.openaiBaseUrl || OPENAI_BASE_URL;
   const apiKey = env[keyVar] || null;
   if (!apiKey && /^https:\/\/api\.openai\.com(\/|$)/.test(baseUrl)) {
     throw new BonsaiError(
@@ -171,9 +164,9 @@ export function resolveProvider(
   return { provider, model, reasoning, apiKey, baseUrl, source };
 }
 
-function keyVariable(saved: ReadonlyMap<string, string>, key: string, fallback: string): string {
-  const ref = parseOr(KeyReference, savedString(saved, key), `saved ${key}`);
-  return ref ? ref.slice("env:".length) : fallback;
+/** The environment variable a saved `env:NAME` reference names, or the default one. */
+function keyVariable(reference: string | undefined, fallback: string): string {
+  return reference ? reference.slice("env:".length) : fallback;
 }
 
 const ModelList = z.object({ data: z.array(z.object({ id: z.string() }).passthrough()) })

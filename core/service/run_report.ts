@@ -1,6 +1,6 @@
 import { ledgerTotals } from "../agent/ledger_entry.ts";
 import type { RunResult } from "../agent/loop.ts";
-import type { ReviewOutcome } from "./session_service.ts";
+import type { ReviewOutcome } from "./agent_factory.ts";
 
 /**
  * The stable JSON object of a headless run (A2): one per run, on stdout with --json. Usage

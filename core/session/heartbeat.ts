@@ -1,30 +1,37 @@
 import type { Clock } from "../clock.ts";
 import { HEARTBEAT_INTERVAL_MS } from "./liveness.ts";
-import { realTimers, type Timers } from "./persister.ts";
+import { failureKey, realTimers, type Timers } from "./persister.ts";
 import type { SessionRuntime } from "./runtime.ts";
 
 /**
  * Stamps the session's liveness every 3 s (L3), separately from content so recency order is
  * untouched; each beat also saves the active time so far, so a crash loses at most one beat.
+ * A failed beat (a busy or full disk) is reported once and retried at the next beat: the
+ * 15 s liveness window tolerates a few.
  */
 export class Heartbeat {
   #runtime: SessionRuntime;
   readonly #clock: Clock;
   readonly #timers: Timers;
+  readonly #onError: (err: unknown) => void;
+  readonly #onRecovered: () => void;
   #timer: number | null = null;
-
-  readonly #afterBeat: () => void;
+  #failing: string | null = null;
 
   constructor(
     runtime: SessionRuntime,
-    clock: Clock,
-    timers: Timers = realTimers,
-    afterBeat: () => void = () => {},
+    options: {
+      clock: Clock;
+      timers?: Timers;
+      onError?: (err: unknown) => void;
+      onRecovered?: () => void;
+    },
   ) {
     this.#runtime = runtime;
-    this.#clock = clock;
-    this.#timers = timers;
-    this.#afterBeat = afterBeat;
+    this.#clock = options.clock;
+    this.#timers = options.timers ?? realTimers;
+    this.#onError = options.onError ?? (() => {});
+    this.#onRecovered = options.onRecovered ?? (() => {});
   }
 
   /** Follows another session. */
@@ -39,14 +46,20 @@ export class Heartbeat {
     this.#timer = this.#timers.setInterval(() => this.beat(), HEARTBEAT_INTERVAL_MS);
   }
 
-  /** One beat (then the maintenance hook); a failure (a busy database) is retried at the next beat. */
-  beat(): void {
+  /** One beat; never throws. Returns whether it was stamped. */
+  beat(): boolean {
     try {
       this.#runtime.heartbeat(this.#clock.now());
-      this.#afterBeat();
-    } catch {
-      // the next beat tries again; liveness tolerates one missed beat (15 s window)
+    } catch (err) {
+      if (failureKey(err) !== this.#failing) this.#onError(err);
+      this.#failing = failureKey(err);
+      return false;
     }
+    if (this.#failing !== null) {
+      this.#failing = null;
+      this.#onRecovered();
+    }
+    return true;
   }
 
   stop(): void {

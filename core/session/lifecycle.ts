@@ -3,14 +3,13 @@ import { BonsaiError } from "../errors.ts";
 import type { Db } from "../storage/db.ts";
 import { BackgroundTaskStore } from "../storage/background_tasks.ts";
 import { type Session, SessionStore } from "../storage/sessions.ts";
-import { isLive, type ProcessProbe } from "./liveness.ts";
+import { ToolCallStore } from "../storage/tool_calls.ts";
+import { liveElsewhere, type ProcessId, type ProcessProbe } from "./liveness.ts";
 import { SessionRuntime } from "./runtime.ts";
+import { answerOpenToolCalls, lostResult } from "./tool_repair.ts";
 
 /** The process that owns a live session. */
-export interface Owner {
-  readonly pid: number;
-  readonly host: string;
-}
+export type Owner = ProcessId;
 
 export { recoverCrashed } from "./recovery.ts";
 
@@ -41,13 +40,24 @@ export function startSession(
   return runtime;
 }
 
+/** The refusal for a session another live process owns. */
+export function liveSessionError(session: Session, verb: string): BonsaiError {
+  return new BonsaiError(
+    "SESSION_LIVE",
+    `Cannot ${verb} session '${session.id}': it is live in process ${session.ownerPid ?? "?"}${
+      session.ownerHost ? ` on ${session.ownerHost}` : ""
+    }`,
+    { data: { session: session.id, pid: session.ownerPid, host: session.ownerHost } },
+  );
+}
+
 /**
  * R1/R3: finds the session to resume — the project's latest, or the one an id prefix names —
  * and refuses other projects' sessions and live ones. Reads only: a refusal changes nothing.
  */
 export function findResumable(
   db: Db,
-  input: { projectPath: string; prefix: string | null; ownPid: number; probe?: ProcessProbe },
+  input: { projectPath: string; prefix: string | null; me: ProcessId; probe?: ProcessProbe },
 ): Session {
   const store = new SessionStore(db);
   let session: Session;
@@ -76,22 +86,17 @@ export function findResumable(
       { data: { session: session.id, project: session.projectPath } },
     );
   }
-  if (isLive(session, db.clock.now(), input.ownPid, input.probe)) {
-    throw new BonsaiError(
-      "SESSION_LIVE",
-      `Cannot resume session '${session.id}': it is live in process ${session.ownerPid ?? "?"}${
-        session.ownerHost ? ` on ${session.ownerHost}` : ""
-      }`,
-      { data: { session: session.id, pid: session.ownerPid } },
-    );
+  if (liveElsewhere(session, db.clock.now(), input.me, input.probe)) {
+    throw liveSessionError(session, "resume");
   }
   return session;
 }
 
 /**
- * R3/R4: the atomic switch. Loads the runtime first (everything that can fail happens before
- * any write), then in one transaction re-checks liveness, claims the row and marks shells and
- * background tasks of the old process `lost`.
+ * R3/R4/Z6: the atomic switch. Loads the runtime first (everything that can fail happens
+ * before any write), then in one transaction re-checks liveness, claims the row, marks the
+ * old process's shells, background tasks and running tool calls `lost`, and answers every
+ * tool call the stored context left open, so the next request is one both APIs accept.
  */
 export function resumeSession(
   db: Db,
@@ -102,14 +107,19 @@ export function resumeSession(
   const runtime = SessionRuntime.load(db, session.id);
   db.write(() => {
     const fresh = new SessionStore(db).get(session.id);
-    if (isLive(fresh, db.clock.now(), owner.pid, probe)) {
+    const now = db.clock.now();
+    if (liveElsewhere(fresh, now, owner, probe)) {
       throw new BonsaiError(
         "SESSION_LIVE",
         `Cannot resume session '${session.id}': another process took it just now`,
       );
     }
-    new BackgroundTaskStore(db).markLost(session.id, db.clock.now());
-    runtime.claim(owner, db.clock.now());
+    // The old owner's last sign of life is when its unfinished work ended, as far as we know.
+    const lostAt = Math.min(now, fresh.heartbeatAt ?? now);
+    new BackgroundTaskStore(db).markLost(session.id, now);
+    new ToolCallStore(db).markLost(session.id, lostAt, lostResult);
+    answerOpenToolCalls(db, runtime, lostAt);
+    runtime.claim(owner, now);
     runtime.flush();
   });
   return runtime;

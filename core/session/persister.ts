@@ -1,4 +1,13 @@
+import { BonsaiError } from "../errors.ts";
 import type { SessionRuntime } from "./runtime.ts";
+
+/**
+ * What makes two failures "the same" for reporting: a typed error's code (a full disk's
+ * message changes with the free space), else the text.
+ */
+export function failureKey(err: unknown): string {
+  return err instanceof BonsaiError ? err.code : String(err);
+}
 
 /** The REPL's persistence cadence (L2). */
 export const FLUSH_INTERVAL_MS = 500;
@@ -18,22 +27,28 @@ export const realTimers: Timers = {
 /**
  * Flushes a session runtime every 500 ms: only the groups that changed, in one transaction
  * (the runtime tracks what changed; an unchanged tick does no I/O). A failed flush is
- * reported and retried on the next tick; nothing is dropped.
+ * reported once and retried on the next tick; nothing is dropped, and a tick never throws.
  */
 export class Persister {
   #runtime: SessionRuntime;
   readonly #timers: Timers;
   readonly #onError: (err: unknown) => void;
+  readonly #onRecovered: () => void;
   #timer: number | null = null;
-  #lastError: unknown = null;
+  #failing: string | null = null;
 
   constructor(
     runtime: SessionRuntime,
-    options: { timers?: Timers; onError?: (err: unknown) => void } = {},
+    options: {
+      timers?: Timers;
+      onError?: (err: unknown) => void;
+      onRecovered?: () => void;
+    } = {},
   ) {
     this.#runtime = runtime;
     this.#timers = options.timers ?? realTimers;
     this.#onError = options.onError ?? (() => {});
+    this.#onRecovered = options.onRecovered ?? (() => {});
   }
 
   /** Follows another session (after /new or /resume). */
@@ -47,18 +62,22 @@ export class Persister {
     this.#timer = this.#timers.setInterval(() => this.tick(), intervalMs);
   }
 
-  /** One cadence step; returns whether anything was written. */
+  /** One cadence step; returns whether anything was written. Never throws. */
   tick(): boolean {
+    let wrote: boolean;
     try {
-      const wrote = this.#runtime.flush();
-      this.#lastError = null;
-      return wrote;
+      wrote = this.#runtime.flush();
     } catch (err) {
       // Report each distinct failure once; the changes stay dirty for the next tick.
-      if (String(err) !== String(this.#lastError)) this.#onError(err);
-      this.#lastError = err;
+      if (failureKey(err) !== this.#failing) this.#onError(err);
+      this.#failing = failureKey(err);
       return false;
     }
+    if (this.#failing !== null) {
+      this.#failing = null;
+      this.#onRecovered();
+    }
+    return wrote;
   }
 
   /** Stops the cadence and flushes synchronously (shutdown, signals, errors). Throws if that fails. */

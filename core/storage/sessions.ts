@@ -2,6 +2,7 @@ import type { Ids } from "../ids.ts";
 import { BonsaiError } from "../errors.ts";
 import type { Db, SqlValue } from "./db.ts";
 import { ProjectStore } from "./projects.ts";
+import { ToolCallStore } from "./tool_calls.ts";
 
 /** Lifecycle states of a session row. */
 export type SessionStatus =
@@ -86,6 +87,35 @@ export interface SessionMeta {
   readonly provider: string | null;
   readonly model: string | null;
   readonly reasoning: string | null;
+}
+
+/** What liveness is judged on, for a row marked active. */
+export interface ActiveSessionRow {
+  readonly id: string;
+  readonly status: "active";
+  readonly ownerPid: number | null;
+  readonly ownerHost: string | null;
+  readonly heartbeatAt: number | null;
+  readonly createdAt: number;
+}
+
+interface ActiveRecord {
+  id: string;
+  owner_pid: number | null;
+  owner_host: string | null;
+  heartbeat_at: number | null;
+  created_at: number;
+}
+
+function toActiveRow(r: ActiveRecord): ActiveSessionRow {
+  return {
+    id: r.id,
+    status: "active",
+    ownerPid: r.owner_pid,
+    ownerHost: r.owner_host,
+    heartbeatAt: r.heartbeat_at,
+    createdAt: r.created_at,
+  };
 }
 
 /** Filters for listing sessions. */
@@ -307,42 +337,44 @@ export class SessionStore {
 
   /** Stamps liveness (L3) without touching content recency; also saves active time so far. */
   heartbeat(id: string, at: number, activeMs: number): void {
-    this.#db.prepare("UPDATE sessions SET heartbeat_at = ?, active_ms = ? WHERE id = ?").run(
-      at,
-      Math.round(activeMs),
-      id,
+    this.#db.write(() =>
+      this.#db.prepare("UPDATE sessions SET heartbeat_at = ?, active_ms = ? WHERE id = ?").run(
+        at,
+        Math.round(activeMs),
+        id,
+      )
     );
   }
 
   /**
-   * Boot recovery (L5): sessions left `active` whose owner stopped heartbeating more than
-   * `staleMs` ago, or whose owner process is known to be dead, become `interrupted`. Rows
-   * with a fresh heartbeat from a running process are left alone. Returns the ids changed.
+   * Boot recovery (L5): sessions left `active` that `isStale` judges abandoned (the liveness
+   * rule lives in core/session) become `interrupted` with reason `crash`, and their pending
+   * or running tool calls `lost` (R4). Returns the ids changed.
    */
   recoverInterrupted(
-    now: number,
-    staleMs: number,
-    isDead: (pid: number, host: string) => boolean = () => false,
+    isStale: (row: ActiveSessionRow) => boolean,
+    lostResult: (status: "pending" | "running") => string,
   ): string[] {
-    return this.#db.write(() => {
-      const rows = (this.#db.prepare(
-        `SELECT id, owner_pid, owner_host, coalesce(heartbeat_at, created_at) AS beat FROM sessions WHERE status = 'active'`,
-      ).all() as {
-        id: string;
-        owner_pid: number | null;
-        owner_host: string | null;
-        beat: number;
-      }[])
-        .filter((r) =>
-          r.beat < now - staleMs ||
-          (r.owner_pid !== null && isDead(r.owner_pid, r.owner_host ?? ""))
-        );
-      const stmt = this.#db.prepare(
+    const db = this.#db;
+    return db.write(() => {
+      const stale = this.active().filter(isStale);
+      const stmt = db.prepare(
         "UPDATE sessions SET status = 'interrupted', end_reason = 'crash', end_detail = NULL WHERE id = ?",
       );
-      for (const r of rows) stmt.run(r.id);
-      return rows.map((r) => r.id);
+      const calls = new ToolCallStore(db);
+      for (const r of stale) {
+        stmt.run(r.id);
+        calls.markLost(r.id, r.heartbeatAt ?? r.createdAt, lostResult);
+      }
+      return stale.map((r) => r.id);
     });
+  }
+
+  /** Sessions marked active, with what liveness is judged on. */
+  active(): ActiveSessionRow[] {
+    return (this.#db.prepare(
+      `SELECT id, owner_pid, owner_host, heartbeat_at, created_at FROM sessions WHERE status = 'active'`,
+    ).all() as unknown as ActiveRecord[]).map(toActiveRow);
   }
 
   /** Deletes a session and everything hanging off it (messages, FTS rows, ledger, ...). */

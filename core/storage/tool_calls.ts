@@ -176,6 +176,31 @@ export class ToolCallStore {
     return Number(changes) > 0;
   }
 
+  /**
+   * R4: the session's calls that were still pending or running when their process ended
+   * become `lost`, ended at `at` (the owner's last sign of life, never before they started),
+   * with `result(status)` as their result; their duration is unknown. Returns the call ids.
+   */
+  markLost(
+    sessionId: string,
+    at: number,
+    result: (status: "pending" | "running") => string,
+  ): string[] {
+    const db = this.#db;
+    return db.write(() => {
+      const rows = db.prepare(
+        "SELECT call_id, status FROM tool_calls WHERE session_id = ? AND status IN ('pending', 'running')",
+      ).all(sessionId) as { call_id: string; status: "pending" | "running" }[];
+      const stmt = db.prepare(
+        `UPDATE tool_calls SET status = 'lost', result = ?, ended_at = max(coalesce(started_at, ?), ?),
+           duration_ms = NULL
+         WHERE session_id = ? AND call_id = ?`,
+      );
+      for (const r of rows) stmt.run(result(r.status), at, at, sessionId, r.call_id);
+      return rows.map((r) => r.call_id);
+    });
+  }
+
   /** The session's calls in the order they started. */
   list(sessionId: string): ToolCallRecord[] {
     const rows = this.#db.prepare(

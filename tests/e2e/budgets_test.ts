@@ -216,7 +216,10 @@ Deno.test("--session-max-cost with an unpriced model is not enforced, and the JS
   assert.equal(cost.exact, false);
   assert.equal(cost.unpriced_attempts, 2);
   assert.equal(cost.session_limit_enforced, false);
-  assert.match(String(cost.enforcement_unavailable_reason), /2 turn\(s\) without a known price/);
+  assert.match(
+    String(cost.enforcement_unavailable_reason),
+    /2 response\(s\) without a known price/,
+  );
 });
 
 Deno.test("rate limits that outlast the retries end as provider_rate_limit; the session resumes", async () => {

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import type { BudgetLimits } from "../../core/agent/budget.ts";
 import type { Agent } from "../../core/agent/loop.ts";
-import { type PermissionAnswer, PermissionGate } from "../../core/agent/permissions.ts";
+import { type PermissionAsker, PermissionGate } from "../../core/agent/permissions.ts";
 import { createClient, type ProviderConfig } from "../../core/providers/config.ts";
-import { type ContextOverrides, SessionService } from "../../core/service/session_service.ts";
+import { AgentFactory, type ContextOverrides } from "../../core/service/agent_factory.ts";
 import { startSession } from "../../core/session/lifecycle.ts";
 import type { SessionRuntime } from "../../core/session/runtime.ts";
 import type { Db } from "../../core/storage/db.ts";
@@ -19,7 +19,7 @@ export interface Harness extends AsyncDisposable {
   readonly server: LoopbackServer;
   readonly runtime: SessionRuntime;
   readonly agent: Agent;
-  readonly service: SessionService;
+  readonly factory: AgentFactory;
   readonly root: string;
   readonly sleeps: number[];
   /** Rows of a query, as plain objects. */
@@ -31,7 +31,7 @@ export async function harness(options: {
   provider?: "anthropic" | "openai";
   limits?: BudgetLimits;
   allow?: ("write" | "exec")[];
-  ask?: (request: unknown) => Promise<PermissionAnswer>;
+  ask?: PermissionAsker;
   model?: string;
   env?: Record<string, string>;
   context?: ContextOverrides;
@@ -52,25 +52,24 @@ export async function harness(options: {
     source: "flag",
   };
   const owner = { pid: 4242, host: "test-host" };
-  const service = new SessionService({
+  const sleeps: number[] = [];
+  const factory = new AgentFactory({
     db,
     clock,
-    ids,
     env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...options.env },
     fetch,
     random: () => 0,
-    owner,
     platform: "linux",
-  });
-  const sleeps: number[] = [];
-  const client = createClient(config, {
-    fetch,
-    clock,
-    random: () => 0,
-    sleep: (ms) => {
-      sleeps.push(ms);
-      return Promise.resolve();
-    },
+    client: (c) =>
+      createClient(c, {
+        fetch,
+        clock,
+        random: () => 0,
+        sleep: (ms) => {
+          sleeps.push(ms);
+          return Promise.resolve();
+        },
+      }),
   });
   const runtime = startSession(db, ids, {
     projectPath: root,
@@ -78,14 +77,14 @@ export async function harness(options: {
     provider,
     model: config.model,
   });
-  const agent = service.agent(runtime, config, {
+  const agent = factory.agent(runtime, config, {
     permissions: new PermissionGate({
       allow: options.allow ?? ["write", "exec"],
       ask: options.ask ?? null,
     }),
     limits: options.limits ?? {},
-    client,
-    context: options.context,
+    saved: {},
+    context: options.context ?? {},
   });
   return {
     db,
@@ -93,7 +92,7 @@ export async function harness(options: {
     server,
     runtime,
     agent,
-    service,
+    factory,
     root,
     sleeps,
     rows<T>(sql: string, ...args: (string | number)[]): T[] {

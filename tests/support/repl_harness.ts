@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { SessionService } from "../../core/service/session_service.ts";
+import { SessionAdmin } from "../../core/service/session_admin.ts";
+import { type HostOptions, SessionHost } from "../../core/service/session_host.ts";
 import type { ProcessProbe } from "../../core/session/liveness.ts";
 import type { Db } from "../../core/storage/db.ts";
 import type { Session } from "../../core/storage/sessions.ts";
@@ -44,9 +45,12 @@ export class ScriptedIO implements ReplIO {
 /** Manual timers: nothing fires until the test says so. */
 export class ManualTimers {
   readonly #fns = new Map<number, () => void>();
+  /** The period every interval was registered with, in order. */
+  readonly periods: number[] = [];
   #next = 1;
-  setInterval(fn: () => void): number {
+  setInterval(fn: () => void, ms: number): number {
     this.#fns.set(this.#next, fn);
+    this.periods.push(ms);
     return this.#next++;
   }
   clearInterval(id: number): void {
@@ -58,8 +62,8 @@ export class ManualTimers {
   }
 }
 
-/** A REPL on a real database and the loopback server (Anthropic). */
-export async function replHarness(options: {
+/** Options of a host (and REPL) harness. */
+export interface HarnessOptions {
   answers?: string[];
   target?: (db: Db) => Session | null;
   root?: string;
@@ -68,7 +72,31 @@ export async function replHarness(options: {
   dir?: string;
   server?: LoopbackServer;
   env?: Record<string, string>;
-} = {}) {
+  host?: Partial<HostOptions>;
+}
+
+/** A REPL over a real session host, database and the loopback server (Anthropic). */
+export async function replHarness(options: HarnessOptions = {}) {
+  const h = await hostHarness(options);
+  const io = new ScriptedIO(options.answers ?? []);
+  const repl = new Repl({
+    host: h.host,
+    admin: h.admin,
+    clock: h.clock,
+    io,
+    style: createStyle(false),
+    ascii: false,
+    width: () => 100,
+    timeZone: "UTC",
+  });
+  return { ...h, repl, io };
+}
+
+/**
+ * A session host on a real database and the loopback server (Anthropic), with manual
+ * timers; no front end is subscribed (permission requests wait for the test's answer).
+ */
+export async function hostHarness(options: HarnessOptions = {}) {
   const ownDir = options.dir ? null : await tempDir();
   const dir = options.dir ?? ownDir!.path;
   const root = options.root ?? join(dir, "work");
@@ -83,44 +111,50 @@ export async function replHarness(options: {
     ...options.env,
   };
   const owner = { pid: options.pid ?? 4242, host: "test-host" };
-  const service = new SessionService({
+  const probe = options.probe ?? (() => null);
+  const timers = new ManualTimers();
+  const target = options.target?.(db) ?? null;
+  const host = await SessionHost.open(
+    {
+      db,
+      clock,
+      ids: testIds(clock, 3),
+      env,
+      fetch,
+      random: () => 0,
+      owner,
+      probe,
+      platform: "linux",
+      timers,
+    },
+    {
+      root: canonicalRoot,
+      providerFlags: {},
+      allow: [],
+      budgetFlags: {},
+      context: {},
+      interactive: true,
+      providerOptional: true,
+      ...options.host,
+    },
+    target ? { resume: { prefix: target.id } } : null,
+  );
+  const admin = new SessionAdmin({
     db,
     clock,
     ids,
     env,
-    fetch,
-    random: () => 0,
-    owner,
-    platform: "linux",
+    me: owner,
+    probe,
+    beforeRead: () => host.flush(),
   });
-  const io = new ScriptedIO(options.answers ?? []);
-  const timers = new ManualTimers();
-  const repl = await Repl.open({
-    db,
-    service,
-    clock,
-    ids: testIds(clock, 3),
-    owner,
-    probe: options.probe ?? (() => null),
-    root: canonicalRoot,
-    providerFlags: {},
-    allow: [],
-    budgetFlags: {},
-    context: {},
-    io,
-    style: createStyle(false),
-    ascii: false,
-    width: () => 100,
-    timeZone: "UTC",
-    timers,
-  }, options.target?.(db) ?? null);
   return {
     db,
     clock: clock as FakeClock,
     ids,
     server,
-    repl,
-    io,
+    host,
+    admin,
     timers,
     root: canonicalRoot,
     dir,
@@ -128,7 +162,7 @@ export async function replHarness(options: {
       return db.connection.prepare(sql).all(...args).map((r) => ({ ...r })) as T[];
     },
     async [Symbol.asyncDispose]() {
-      repl.close("quit");
+      await host.close("quit");
       if (!options.server) await server.close();
       db.close();
       await ownDir?.[Symbol.asyncDispose]();

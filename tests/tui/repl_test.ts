@@ -1,4 +1,8 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { MessageStore } from "../../core/storage/messages.ts";
+import { SessionStore } from "../../core/storage/sessions.ts";
+import { cli, testWorld } from "../support/world.ts";
 import { anthropic } from "../support/sse_scripts.ts";
 import { replHarness } from "../support/repl_harness.ts";
 import { seedUsage } from "../support/usage_ledger.ts";
@@ -83,9 +87,9 @@ Deno.test("Repl: /new completes the session and starts a fresh row with a new ca
   await using h = await replHarness();
   h.server.anthropic({ events: anthropic.reply({ text: "first" }) });
   await h.repl.handle("first prompt");
-  const first = h.repl.runtime.session;
+  const first = h.host.session;
   await h.repl.handle("/new");
-  const second = h.repl.runtime.session;
+  const second = h.host.session;
   assert.notEqual(second.id, first.id);
   assert.notEqual(second.cacheKey, first.cacheKey);
   assert.equal(second.parentId, first.id);
@@ -95,7 +99,7 @@ Deno.test("Repl: /new completes the session and starts a fresh row with a new ca
   )[0]!;
   assert.deepEqual(old, { status: "completed", end_reason: "new" });
   assert.equal(h.rows("SELECT * FROM episodes WHERE session_id = ?", second.id).length, 0);
-  assert.equal(h.repl.runtime.plan.todos.length, 0);
+  assert.equal(h.host.plan.todos.length, 0);
   // An empty session is not kept when it ends.
   await h.repl.handle("/clear");
   assert.equal(h.rows("SELECT * FROM sessions WHERE id = ?", second.id).length, 0);
@@ -105,15 +109,15 @@ Deno.test("Repl: /resume switches sessions; other projects' and live sessions ar
   await using h = await replHarness({ answers: [] });
   h.server.anthropic({ events: anthropic.reply({ text: "in the first" }) });
   await h.repl.handle("first");
-  const first = h.repl.runtime.session;
+  const first = h.host.session;
   await h.repl.handle("/new");
   h.server.anthropic({ events: anthropic.reply({ text: "in the second" }) });
   await h.repl.handle("second");
-  const second = h.repl.runtime.session;
+  const second = h.host.session;
   await h.repl.handle(`/resume ${first.id}`);
-  assert.equal(h.repl.runtime.id, first.id);
-  assert.equal(h.repl.runtime.session.cacheKey, first.cacheKey);
-  assert.equal(h.repl.runtime.session.status, "active");
+  assert.equal(h.host.session.id, first.id);
+  assert.equal(h.host.session.cacheKey, first.cacheKey);
+  assert.equal(h.host.session.status, "active");
   assert.deepEqual(
     h.rows<{ status: string; end_reason: string }>(
       "SELECT status, end_reason FROM sessions WHERE id = ?",
@@ -145,7 +149,7 @@ Deno.test("Repl: /resume switches sessions; other projects' and live sessions ar
     "a refused resume changes nothing",
   );
   assert.notEqual(before, live);
-  assert.equal(h.repl.runtime.id, first.id);
+  assert.equal(h.host.session.id, first.id);
 });
 
 Deno.test("Repl: /resume without an id offers a picker; /forget asks first", async () => {
@@ -154,13 +158,13 @@ Deno.test("Repl: /resume without an id offers a picker; /forget asks first", asy
     events: anthropic.reply({ text: "b" }),
   });
   await h.repl.handle("alpha");
-  const alpha = h.repl.runtime.id;
+  const alpha = h.host.session.id;
   await h.repl.handle("/new");
   await h.repl.handle("beta");
-  const beta = h.repl.runtime.id;
+  const beta = h.host.session.id;
   (h.io as unknown as { answers: string[] }).answers.push(alpha.slice(0, 8), "n", "y");
   await h.repl.handle("/resume");
-  assert.equal(h.repl.runtime.id, alpha);
+  assert.equal(h.host.session.id, alpha);
   await h.repl.handle(`/forget ${beta}`);
   assert.equal(h.rows("SELECT * FROM sessions WHERE id = ?", beta).length, 1, "declined: kept");
   await h.repl.handle(`/forget ${beta}`);
@@ -229,7 +233,7 @@ Deno.test("Repl: Tab completes commands, session ids and setting keys", async ()
   assert.deepEqual(h.repl.complete("/settings budget.max_t")[0], ["/settings budget.max_turns"]);
   h.server.anthropic({ events: anthropic.reply({ text: "x" }) });
   await h.repl.handle("hello");
-  const id = h.repl.runtime.id;
+  const id = h.host.session.id;
   assert.deepEqual(h.repl.complete(`/resume ${id.slice(0, 4)}`)[0], [`/resume ${id.slice(0, 10)}`]);
 });
 
@@ -252,9 +256,17 @@ Deno.test("Repl: Ctrl-C cancels the reply in progress; the partial is kept, mark
   assert.ok(reply.text.startsWith("a reply"));
 });
 
-Deno.test("Repl: the persister writes only changed groups, every tick; close() records the terminal reason", async () => {
+Deno.test("Repl: every tick saves only what changed; close() records the terminal reason", async () => {
   await using h = await replHarness();
-  h.server.anthropic({ events: anthropic.reply({ text: "hello" }) });
+  h.server.anthropic(
+    { events: anthropic.reply({ text: "hello" }) },
+    {
+      events: anthropic.reply({
+        calls: [{ id: "t1", name: "todo_write", json: '{"plan":"p","todos":[]}' }],
+      }),
+    },
+    { events: anthropic.reply({ text: "planned" }) },
+  );
   await h.repl.handle("hi");
   const changes = () =>
     Number((h.db.connection.prepare("SELECT total_changes() AS n").get() as { n: number }).n);
@@ -262,12 +274,115 @@ Deno.test("Repl: the persister writes only changed groups, every tick; close() r
   h.timers.fire(); // persister tick + heartbeat
   const afterTick = changes();
   assert.equal(afterTick - before, 1, "an idle tick writes nothing but the heartbeat");
-  h.repl.runtime.setPlan({ plan: "p", todos: [] });
-  h.timers.fire();
+  await h.repl.handle("make a plan");
   assert.equal(h.rows("SELECT * FROM snapshot_groups WHERE grp = 'plan'").length, 1);
-  h.repl.close("sigterm");
+  await h.repl.close("sigterm");
   const row = h.rows<{ status: string; end_reason: string }>(
     "SELECT status, end_reason FROM sessions",
   )[0]!;
   assert.deepEqual(row, { status: "interrupted", end_reason: "sigterm" });
+});
+
+Deno.test("Repl: --verify, then the saved verify.command and review.self, run after a turn that changed files", async () => {
+  await using h = await replHarness({ host: { verify: "echo checked", allow: ["write"] } });
+  const write = (id: string, path: string) => ({
+    events: anthropic.reply({
+      calls: [{ id, name: "write", json: JSON.stringify({ path, content: "x\n" }) }],
+    }),
+  });
+  h.server.anthropic(write("w1", "a.txt"), { events: anthropic.reply({ text: "wrote a" }) });
+  await h.repl.handle("write a");
+  assert.match(h.io.take(), /Verification `echo checked` passed\./);
+  let runs = h.rows<{ kind: string; command: string; exit_code: number }>(
+    "SELECT kind, command, exit_code FROM verification_runs ORDER BY id",
+  );
+  assert.deepEqual(runs, [{ kind: "verify", command: "echo checked", exit_code: 0 }]);
+
+  // Without the flag, the saved settings decide.
+  await using saved = await replHarness({ host: { allow: ["write"] }, server: h.server });
+  await saved.repl.handle("/settings verify.command exit 3");
+  await saved.repl.handle("/settings review.self true");
+  h.server.anthropic(
+    write("w2", "b.txt"),
+    { events: anthropic.reply({ text: "wrote b" }) },
+    {
+      events: anthropic.reply({ text: '[{"severity":"low","path":"b.txt","message":"no test"}]' }),
+    },
+  );
+  await saved.repl.handle("write b");
+  const out = saved.io.take();
+  assert.match(out, /verifying with `exit 3`, then reviewing the session's diff…/);
+  assert.match(out, /Verification `exit 3` failed \(exit 3\)\./);
+  assert.match(out, /review \[low\] b\.txt: no test/);
+  runs = saved.rows("SELECT kind, command, exit_code FROM verification_runs ORDER BY id");
+  assert.deepEqual(runs, [
+    { kind: "verify", command: "exit 3", exit_code: 3 },
+    { kind: "self-review", command: null, exit_code: null },
+  ]);
+  assert.equal(saved.rows("SELECT * FROM ledger WHERE lane = 'self-review'").length, 1);
+
+  // A turn that changed nothing is not verified.
+  h.server.anthropic({ events: anthropic.reply({ text: "just talking" }) });
+  await saved.repl.handle("say hi");
+  assert.equal(saved.rows("SELECT * FROM verification_runs").length, 2);
+});
+
+Deno.test("Repl: a bad saved setting is one clear line naming the key; fixing it with /settings lets prompts run", async () => {
+  await using h = await replHarness();
+  h.db.connection.prepare(
+    "INSERT INTO settings (scope, key, value, updated_at) VALUES ('global', 'budget.max_turns', '\"lots\"', 0)",
+  ).run();
+  await h.repl.handle("hello");
+  const out = h.io.take();
+  assert.match(
+    out,
+    /Saved setting 'budget\.max_turns' has an unusable value "lots" \(expected a number\); remove it with 'bonsai settings unset budget\.max_turns' or set it again\n/,
+  );
+  assert.equal(h.server.requests.length, 0, "nothing was sent");
+  await h.repl.handle("/settings");
+  assert.match(h.io.take(), /budget\.max_turns\s+"lots" \(unusable: expected a number\)/);
+  await h.repl.handle("/settings budget.max_turns off");
+  h.server.anthropic({ events: anthropic.reply({ text: "hi there" }) });
+  await h.repl.handle("hello again");
+  assert.match(h.io.take(), /hi there/);
+});
+
+Deno.test("/forget and `sessions forget` apply one liveness rule: crashed sessions go, live ones stay", async () => {
+  // Process 999 was killed a moment ago (fresh heartbeat, no process); 998 stopped beating a
+  // minute ago; 997 is beating now and may be running.
+  const probe = (pid: number) => (pid === 999 ? false : null);
+  await using h = await replHarness({ probe, answers: ["y", "y"] });
+  const store = new SessionStore(h.db, h.ids);
+  const make = (pid: number, beatAgo: number) => {
+    const s = store.create({
+      projectPath: h.root,
+      title: `owned by ${pid}`,
+      ownerPid: pid,
+      ownerHost: "test-host",
+    });
+    h.db.connection.prepare("UPDATE sessions SET heartbeat_at = ? WHERE id = ?").run(
+      h.clock.now() - beatAgo,
+      s.id,
+    );
+    new MessageStore(h.db).append(s.id, [{ role: "user", text: "hello" }]);
+    return s.id;
+  };
+  const [killedA, killedB] = [make(999, 0), make(999, 0)];
+  const [staleA, staleB] = [make(998, 60_000), make(998, 60_000)];
+  const live = make(997, 0);
+  const exists = (id: string) => h.rows("SELECT id FROM sessions WHERE id = ?", id).length === 1;
+
+  await h.repl.handle(`/forget ${killedA}`);
+  await h.repl.handle(`/forget ${staleA}`);
+  await h.repl.handle(`/forget ${live}`);
+  assert.match(h.io.take(), /Cannot forget session '.*': it is live in process 997 on test-host/);
+  assert.deepEqual([exists(killedA), exists(staleA), exists(live)], [false, false, true]);
+
+  const { world, stderr } = testWorld({ home: join(h.dir, "home"), cwd: h.root, clock: h.clock });
+  const cliWorld = { ...world, probe };
+  assert.equal(await cli(cliWorld, "sessions", "forget", killedB, "--yes"), 0);
+  assert.equal(await cli(cliWorld, "sessions", "forget", staleB, "--yes"), 0);
+  assert.equal(await cli(cliWorld, "sessions", "forget", live, "--yes"), 5);
+  assert.match(stderr.text, /Cannot forget session '.*': it is live in process 997 on test-host/);
+  assert.deepEqual([exists(killedB), exists(staleB), exists(live)], [false, false, true]);
 });

@@ -42,7 +42,15 @@ export function terminalSession(options: { style: Style }): TerminalSession {
   const io: ReplIO = {
     write,
     isTerminal,
-    question: (prompt) => new Promise((resolve) => rl.question(prompt, resolve)),
+    question: (prompt, signal) =>
+      new Promise((resolve, reject) => {
+        if (!signal) return rl.question(prompt, resolve);
+        signal.addEventListener("abort", () => {
+          write("\n");
+          reject(signal.reason);
+        }, { once: true });
+        rl.question(prompt, { signal }, resolve);
+      }),
     async pick(message, choices) {
       if (!isTerminal) {
         choices.forEach((c, i) => write(`  ${i + 1}) ${c.name}\n`));

@@ -1,17 +1,13 @@
-import type { Db } from "../../core/storage/db.ts";
-import type { Session } from "../../core/storage/sessions.ts";
-import type { SessionRuntime } from "../../core/session/runtime.ts";
-import type { SessionService } from "../../core/service/session_service.ts";
-import type { Agent } from "../../core/agent/loop.ts";
+import type { SessionAdmin } from "../../core/service/session_admin.ts";
+import type { SessionHost } from "../../core/service/session_host.ts";
 import type { Style } from "../render/style.ts";
 
 /** What a slash command can see and do in the REPL. */
 export interface ReplContext {
-  readonly db: Db;
-  readonly service: SessionService;
-  readonly runtime: SessionRuntime;
-  /** Null when no provider is configured. */
-  readonly agent: Agent | null;
+  /** Runs the current session: prompts, titles, switching, usage of this session. */
+  readonly host: SessionHost;
+  /** Every session, search, usage and settings. */
+  readonly admin: SessionAdmin;
   readonly style: Style;
   readonly width: number;
   readonly ascii: boolean;
@@ -27,10 +23,6 @@ export interface ReplContext {
     message: string,
     choices: readonly { value: string; name: string }[],
   ): Promise<string | null>;
-  /** Completes the current session and starts a fresh one (/clear, /new). */
-  rotate(reason: "clear" | "new"): Promise<void>;
-  /** Switches to another session of this project (/resume); throws with a clear refusal. */
-  resume(target: Session): Promise<void>;
   /** Every slash command, for /help. */
   readonly commands: readonly SlashCommand[];
 }

@@ -1,14 +1,7 @@
 import { BonsaiError } from "../../core/errors.ts";
-import {
-  describeSettings,
-  saveSetting,
-  settingDef,
-  SETTINGS,
-} from "../../core/service/settings_catalog.ts";
-import { LedgerStore } from "../../core/storage/ledger.ts";
+import { settingDef, SETTINGS } from "../../core/service/settings_catalog.ts";
 import { parseTimeBound } from "../../core/time.ts";
-import { buildDashboard, type Tab, TABS } from "../../core/usage/dashboard.ts";
-import { SettingsStore } from "../../core/storage/settings.ts";
+import { type Tab, TABS } from "../../core/usage/dashboard.ts";
 import { renderContext } from "../render/ctx_report.ts";
 import { renderPerf } from "../render/perf_report.ts";
 import { renderTable } from "../render/table.ts";
@@ -58,18 +51,9 @@ export const perfCommand: SlashCommand = {
   aliases: ["cost"],
   summary: "this session's usage: turns, tokens, cost, cache saving, by lane and model",
   run(ctx) {
-    ctx.runtime.flush();
-    const ledger = new LedgerStore(ctx.db);
-    const session = ctx.runtime.session;
-    ctx.print(renderPerf(
-      {
-        title: session.title,
-        id: session.id,
-        totals: ledger.totals(session.id),
-        rows: ledger.breakdown(session.id),
-      },
-      { style: ctx.style, width: ctx.width, ascii: ctx.ascii },
-    ));
+    ctx.print(
+      renderPerf(ctx.host.perf(), { style: ctx.style, width: ctx.width, ascii: ctx.ascii }),
+    );
     return Promise.resolve();
   },
 };
@@ -78,14 +62,8 @@ export const ctxCommand: SlashCommand = {
   name: "ctx",
   summary: "where the context window goes: system, tools, messages, tool results, summaries",
   run(ctx) {
-    if (!ctx.agent) {
-      throw new BonsaiError(
-        "CONFIG",
-        "No model is configured, so there is no context window to show",
-      );
-    }
     ctx.print(
-      renderContext(ctx.agent.contextReport(), {
+      renderContext(ctx.host.contextReport(), {
         style: ctx.style,
         width: ctx.width,
         ascii: ctx.ascii,
@@ -100,21 +78,22 @@ export const settingsCommand: SlashCommand = {
   args: "[key [value|off]]",
   summary: "view or change saved budget presets and defaults (used from the next prompt)",
   run(ctx, args) {
-    const store = new SettingsStore(ctx.db);
     const [key, ...rest] = args.trim().split(/\s+/).filter(Boolean);
+    const all = ctx.admin.describeSettings();
+    const shown = (s: (typeof all)[number]) =>
+      s.problem !== null
+        ? ctx.style.red(`${s.raw} (unusable: ${s.problem})`)
+        : s.value === null
+        ? (s.def.key.startsWith("budget.") ? "off" : "-")
+        : s.def.format(s.value);
     if (!key) {
-      const rows = describeSettings(store).map(({ def, value }) => [
-        def.key,
-        value === null ? (def.key.startsWith("budget.") ? "off" : "-") : def.format(value),
-        def.description,
-      ]);
       ctx.print(renderTable(
         [{ header: "SETTING", paint: (t) => ctx.style.cyan(t) }, { header: "VALUE" }, {
           header: "MEANING",
           shrink: true,
           min: 16,
         }],
-        rows,
+        all.map((s) => [s.def.key, shown(s), s.def.description]),
         { width: ctx.width, style: ctx.style, ascii: ctx.ascii },
       ));
       ctx.print(
@@ -126,13 +105,13 @@ export const settingsCommand: SlashCommand = {
     }
     const def = settingDef(key);
     if (rest.length === 0) {
-      const raw = store.get(key);
-      ctx.print(`${key} = ${raw === null ? "(not set)" : def.format(JSON.parse(raw))}\n`);
+      const stored = all.find((s) => s.def.key === key)!;
+      ctx.print(`${key} = ${stored.raw === null ? "(not set)" : shown(stored)}\n`);
     } else if (rest.length === 1 && ["off", "unset", "none"].includes(rest[0]!)) {
-      store.set(key, null);
+      ctx.admin.unsetSetting(key);
       ctx.print(`Removed ${key}.\n`);
     } else {
-      const value = saveSetting(store, key, rest.join(" "));
+      const value = ctx.admin.saveSetting(key, rest.join(" "));
       ctx.print(`Saved ${key} = ${def.format(value)} (applies from the next prompt).\n`);
     }
     return Promise.resolve();
@@ -147,7 +126,6 @@ export const usageCommand: SlashCommand = {
   args: "[tab] [since]",
   summary: `usage across all projects; tabs ${TABS.join(", ")}; since e.g. 7d or 2026-11-01`,
   run(ctx, args) {
-    ctx.runtime.flush();
     let tab: Tab = "activity";
     let since: number | undefined;
     for (const word of args.split(/\s+/).filter(Boolean)) {
@@ -161,7 +139,7 @@ export const usageCommand: SlashCommand = {
         );
       }
     }
-    const dashboard = buildDashboard(ctx.db, { since }, { timeZone: ctx.timeZone, now: ctx.now });
+    const dashboard = ctx.admin.usage({ since }, { timeZone: ctx.timeZone, now: ctx.now });
     ctx.print(renderUsageTab(tab, dashboard, {
       style: ctx.style,
       width: ctx.width,

@@ -1,16 +1,11 @@
 import { BonsaiError } from "../../core/errors.ts";
-import { findResumable } from "../../core/session/lifecycle.ts";
-import { type Session, SessionStore } from "../../core/storage/sessions.ts";
-import { searchMessages } from "../../core/storage/search.ts";
 import { formatAge, formatCompact, formatDateTime } from "../render/format.ts";
 import { renderTable } from "../render/table.ts";
 import type { ReplContext, SlashCommand } from "./command.ts";
 
-const store = (ctx: ReplContext) => new SessionStore(ctx.db);
-
 /** Session ids of this project, for Tab completion. */
 function projectIds(ctx: ReplContext, partial: string): string[] {
-  return store(ctx).list({ projectPath: ctx.runtime.session.projectPath, limit: 200 })
+  return ctx.admin.list({ projectPath: ctx.host.session.projectPath, limit: 200 })
     .map((s) => s.id.slice(0, 10))
     .filter((id) => id.startsWith(partial.toLowerCase()));
 }
@@ -19,9 +14,8 @@ export const sessionsCommand: SlashCommand = {
   name: "sessions",
   summary: "list this project's sessions",
   run(ctx) {
-    const s = store(ctx);
-    const sessions = s.list({ projectPath: ctx.runtime.session.projectPath, limit: 30 });
-    const short = s.shortIds(sessions.map((x) => x.id));
+    const sessions = ctx.admin.list({ projectPath: ctx.host.session.projectPath, limit: 30 });
+    const short = ctx.admin.shortIds(sessions.map((x) => x.id));
     ctx.print(renderTable(
       [
         { header: "ID", paint: (t) => ctx.style.cyan(t) },
@@ -32,7 +26,7 @@ export const sessionsCommand: SlashCommand = {
         { header: "TOKENS", align: "right", drop: 2 },
       ],
       sessions.map((x) => [
-        `${short.get(x.id)}${x.id === ctx.runtime.id ? "*" : ""}`,
+        `${short.get(x.id)}${x.id === ctx.host.session.id ? "*" : ""}`,
         `${x.pinned ? (ctx.ascii ? "* " : "★ ") : ""}${x.title}`,
         x.status,
         formatAge(x.contentUpdatedAt, ctx.now, ctx.timeZone),
@@ -50,21 +44,15 @@ export const resumeCommand: SlashCommand = {
   args: "[id]",
   summary: "switch to another session of this project (a picker without id)",
   async run(ctx, args) {
-    let target: Session;
-    const owner = ctx.runtime.session;
-    if (args.trim()) {
-      target = findResumable(ctx.db, {
-        projectPath: owner.projectPath,
-        prefix: args.trim(),
-        ownPid: owner.ownerPid ?? -1,
-      });
-    } else {
-      const choices = store(ctx).list({
-        projectPath: owner.projectPath,
+    let prefix = args.trim();
+    if (!prefix) {
+      const current = ctx.host.session;
+      const choices = ctx.admin.list({
+        projectPath: current.projectPath,
         source: "bonsai",
         limit: 30,
       })
-        .filter((x) => x.id !== ctx.runtime.id)
+        .filter((x) => x.id !== current.id)
         .map((x) => ({
           value: x.id,
           name: `${x.title} — ${
@@ -77,17 +65,9 @@ export const resumeCommand: SlashCommand = {
       }
       const picked = await ctx.pick("Resume which session?", choices);
       if (!picked) return;
-      target = findResumable(ctx.db, {
-        projectPath: owner.projectPath,
-        prefix: picked,
-        ownPid: owner.ownerPid ?? -1,
-      });
+      prefix = picked;
     }
-    if (target.id === ctx.runtime.id) {
-      ctx.print("That is the current session.\n");
-      return;
-    }
-    await ctx.resume(target);
+    const target = await ctx.host.resume(prefix);
     ctx.print(
       `Resumed ${ctx.style.bold(target.title)} ${
         ctx.style.dim(target.id)
@@ -103,27 +83,14 @@ export const forgetCommand: SlashCommand = {
   summary: "delete a session and everything recorded with it (asks first)",
   async run(ctx, args) {
     if (!args.trim()) throw new BonsaiError("USAGE", "Usage: /forget <id>");
-    const s = store(ctx);
-    const target = s.resolve(args.trim());
-    if (target.id === ctx.runtime.id) {
-      throw new BonsaiError("USAGE", "Cannot forget the session you are in; /new first");
-    }
-    if (target.projectPath !== ctx.runtime.session.projectPath) {
-      throw new BonsaiError(
-        "CROSS_PROJECT",
-        `Session '${target.id}' belongs to '${target.projectPath}'`,
-      );
-    }
-    if (target.status === "active") {
-      throw new BonsaiError("SESSION_LIVE", `Session '${target.id}' is live in another process`);
-    }
+    const target = ctx.admin.forgettable(args.trim(), ctx.host.session.id);
     if (
       !(await ctx.confirm(`Delete '${target.title}' (${target.messageCount} messages) for good?`))
     ) {
       ctx.print("Nothing deleted.\n");
       return;
     }
-    s.forget(target.id);
+    ctx.admin.forget(target, ctx.host.session.id);
     ctx.print(`Forgot ${target.id}.\n`);
   },
   complete: projectIds,
@@ -135,7 +102,7 @@ export const searchCommand: SlashCommand = {
   summary: 'search every session\'s messages (words, "phrases", prefix*)',
   run(ctx, args) {
     if (!args.trim()) throw new BonsaiError("USAGE", "Usage: /search <query>");
-    const hits = searchMessages(ctx.db, args, { limit: 15 });
+    const hits = ctx.admin.search(args, { limit: 15 });
     if (hits.length === 0) {
       ctx.print("No matches.\n");
       return Promise.resolve();
@@ -169,9 +136,8 @@ export const titleCommand: SlashCommand = {
   run(ctx, args) {
     const title = args.replace(/\s+/g, " ").trim();
     if (!title) throw new BonsaiError("USAGE", "Usage: /title <text>");
-    ctx.runtime.setTitle(title.slice(0, 200), "user");
-    ctx.runtime.flush();
-    ctx.print(`Session titled '${title}'.\n`);
+    ctx.host.rename(title);
+    ctx.print(`Session titled '${ctx.host.session.title}'.\n`);
     return Promise.resolve();
   },
 };
@@ -180,7 +146,7 @@ export const pinCommand: SlashCommand = {
   name: "pin",
   summary: "pin this session to the top of listings",
   run(ctx) {
-    store(ctx).setPinned(ctx.runtime.id, true);
+    ctx.host.setPinned(true);
     ctx.print("Pinned.\n");
     return Promise.resolve();
   },
@@ -190,7 +156,7 @@ export const unpinCommand: SlashCommand = {
   name: "unpin",
   summary: "unpin this session",
   run(ctx) {
-    store(ctx).setPinned(ctx.runtime.id, false);
+    ctx.host.setPinned(false);
     ctx.print("Unpinned.\n");
     return Promise.resolve();
   },
@@ -200,9 +166,9 @@ export const clearCommand: SlashCommand = {
   name: "clear",
   summary: "end this session and start a fresh one (clears the screen)",
   async run(ctx) {
-    await ctx.rotate("clear");
+    const fresh = await ctx.host.rotate("clear");
     if (ctx.isTerminal) ctx.print("\x1b[2J\x1b[H");
-    ctx.print(`New session ${ctx.style.dim(ctx.runtime.id)}.\n`);
+    ctx.print(`New session ${ctx.style.dim(fresh.id)}.\n`);
   },
 };
 
@@ -210,7 +176,7 @@ export const newCommand: SlashCommand = {
   name: "new",
   summary: "end this session and start a fresh one",
   async run(ctx) {
-    await ctx.rotate("new");
-    ctx.print(`New session ${ctx.style.dim(ctx.runtime.id)}.\n`);
+    const fresh = await ctx.host.rotate("new");
+    ctx.print(`New session ${ctx.style.dim(fresh.id)}.\n`);
   },
 };

@@ -149,7 +149,12 @@ Deno.test("usage cost: days, ISO weeks and months, with floors where a turn is u
   assert.deepEqual(cost.months, [
     { period: "2026-11", turns: 4, cost_usd: 0.063, cost_exact: false, unpriced_attempts: 1 },
   ]);
-  assert.deepEqual(cost.total, { turns: 4, cost_usd: 0.063, cost_exact: false, unpriced_attempts: 1 });
+  assert.deepEqual(cost.total, {
+    turns: 4,
+    cost_usd: 0.063,
+    cost_exact: false,
+    unpriced_attempts: 1,
+  });
   assert.equal(isoWeek("2026-01-01"), "2026-W01");
   assert.equal(isoWeek("2027-01-01"), "2026-W53");
   assert.equal(isoWeek("2024-12-30"), "2025-W01");

@@ -1,7 +1,6 @@
 import type { Clock } from "../clock.ts";
 import { BonsaiError } from "../errors.ts";
 import type { Env } from "../home.ts";
-import type { Ids } from "../ids.ts";
 import { Agent } from "../agent/loop.ts";
 import type { BudgetLimits, SessionUsage } from "../agent/budget.ts";
 import type { ContextSettings } from "../agent/context_manager.ts";
@@ -10,43 +9,29 @@ import { type Finding, selfReview, verify } from "../agent/review.ts";
 import { systemPrompt } from "../agent/system_prompt.ts";
 import { ToolRegistry } from "../agent/tools/registry.ts";
 import type { RecallHit } from "../agent/tools/tool.ts";
-import {
-  createClient,
-  discoverLocalServer,
-  NO_PROVIDER_HELP,
-  type PinnedProvider,
-  type ProviderConfig,
-  type ProviderFlags,
-  resolveProvider,
-} from "../providers/config.ts";
+import { createClient, type ProviderConfig } from "../providers/config.ts";
 import type { ModelClient } from "../providers/types.ts";
-import type { Owner } from "../session/lifecycle.ts";
 import type { SessionRuntime } from "../session/runtime.ts";
 import type { Db } from "../storage/db.ts";
 import { type Lane, type LedgerEntry, LedgerStore } from "../storage/ledger.ts";
 import type { VerificationRun } from "../storage/verification_runs.ts";
 import { ProjectStore } from "../storage/projects.ts";
 import { searchMessages } from "../storage/search.ts";
-import { SettingsStore } from "../storage/settings.ts";
 import { findModel } from "../usage/model_catalog.ts";
+import type { SavedSettings } from "./settings_catalog.ts";
 
-/** What the service needs from the world. */
-export interface ServiceDeps {
+/** What the factory needs from the world. */
+export interface FactoryDeps {
   readonly db: Db;
   readonly clock: Clock;
-  readonly ids: Ids;
   readonly env: Env;
   readonly fetch: typeof fetch;
   readonly random: () => number;
-  readonly owner: Owner;
   /** e.g. "linux"; part of the system prompt. */
   readonly platform: string;
+  /** Builds the model client for a config (tests inject one with a scripted sleep). */
+  readonly client?: (config: ProviderConfig) => ModelClient;
 }
-
-/** Saved setting: a verification command run after runs that changed files (A4). */
-export const VERIFY_SETTING = "verify.command";
-/** Saved setting: "true" to self-review after runs that changed files. */
-export const SELF_REVIEW_SETTING = "review.self";
 
 /** What happened after a run (A4). */
 export interface ReviewOutcome {
@@ -67,34 +52,24 @@ export interface ContextOverrides {
   readonly mode?: "rule" | "model";
 }
 
-/** Saved setting keys of context management. */
-export const CONTEXT_SETTINGS = {
-  window: "context.window",
-  compactAt: "context.compact_at",
-  mode: "context.compaction",
-} as const;
-
-/** Context settings from flags, saved settings, the model's window, and defaults (70 %, rule). */
+/**
+ * Context settings from flags, saved settings, the window the model (or its server) has,
+ * and defaults (70 %, rule).
+ */
 export function contextSettings(
-  saved: ReadonlyMap<string, string>,
+  saved: SavedSettings["context"],
   flags: ContextOverrides,
   modelWindow: number | null,
 ): Omit<ContextSettings, "reserveTokens"> {
-  const num = (key: string) => {
-    const raw = saved.get(key);
-    const v = raw === undefined ? NaN : Number(JSON.parse(raw));
-    return Number.isFinite(v) ? v : null;
-  };
-  const savedMode = saved.get(CONTEXT_SETTINGS.mode);
-  const window = flags.window ?? num(CONTEXT_SETTINGS.window) ?? modelWindow ?? DEFAULT_WINDOW;
-  const compactAt = flags.compactAt ?? num(CONTEXT_SETTINGS.compactAt) ?? 0.7;
+  const window = flags.window ?? saved.window ?? modelWindow ?? DEFAULT_WINDOW;
+  const compactAt = flags.compactAt ?? saved.compactAt ?? 0.7;
   if (!(compactAt > 0 && compactAt <= 1)) {
     throw new BonsaiError(
       "CONFIG",
       `The compaction threshold must be between 0 and 100 %, got ${compactAt * 100} %`,
     );
   }
-  const mode = flags.mode ?? (savedMode && JSON.parse(savedMode) === "model" ? "model" : "rule");
+  const mode = flags.mode ?? saved.mode ?? "rule";
   return { window, compactAt, keepFraction: Math.min(0.35, compactAt / 2), mode };
 }
 
@@ -102,37 +77,21 @@ export function contextSettings(
 const DEFAULT_MAX_OUTPUT = 16_000;
 
 /**
- * The one session service every front end (REPL, headless, HTTP API) uses to turn a session
- * runtime into a working agent: provider resolution, tools, budgets, recall, usage.
+ * Turns a session runtime into a working agent for the session host: the model client,
+ * tools, budgets, context settings, recall and usage; and runs verification and
+ * self-review after a run (A4). Front ends never use it directly.
  */
-export class SessionService {
-  readonly deps: ServiceDeps;
+export class AgentFactory {
+  readonly #deps: FactoryDeps;
 
-  constructor(deps: ServiceDeps) {
-    this.deps = deps;
-  }
-
-  /** Saved global settings (JSON text values). */
-  settings(): Map<string, string> {
-    return new SettingsStore(this.deps.db).all();
-  }
-
-  /**
-   * Resolves the provider: flags, environment, saved settings, or the resumed session's pinned
-   * choice; with nothing configured, probes local OpenAI-compatible servers. Throws CONFIG
-   * with exactly what to set when none is found.
-   */
-  async provider(flags: ProviderFlags, pinned: PinnedProvider | null): Promise<ProviderConfig> {
-    const resolved = resolveProvider({ env: this.deps.env, flags, saved: this.settings(), pinned });
-    if (resolved) return resolved;
-    const local = await discoverLocalServer(this.deps.fetch);
-    if (local) return flags.model ? { ...local, model: flags.model } : local;
-    throw new BonsaiError("CONFIG", NO_PROVIDER_HELP);
+  constructor(deps: FactoryDeps) {
+    this.#deps = deps;
   }
 
   /** A streaming client for the config. */
   client(config: ProviderConfig): ModelClient {
-    const { fetch, clock, random } = this.deps;
+    if (this.#deps.client) return this.#deps.client(config);
+    const { fetch, clock, random } = this.#deps;
     return createClient(config, { fetch, clock, random });
   }
 
@@ -143,20 +102,21 @@ export class SessionService {
     options: {
       permissions: PermissionGate;
       limits: BudgetLimits;
+      saved: SavedSettings["context"];
+      context: ContextOverrides;
+      /** The window the provider's server reported, when the model is not in the catalog. */
+      serverWindow?: number | null;
       lane?: Lane;
-      client?: ModelClient;
-      /** Overrides of the saved context settings for this run. */
-      context?: ContextOverrides;
     },
   ): Agent {
     const root = runtime.session.projectPath;
-    const project = new ProjectStore(this.deps.db).find(root);
+    const project = new ProjectStore(this.#deps.db).find(root);
     if (!project) throw new BonsaiError("INTERNAL", `Project '${root}' has no row`);
     const known = findModel(config.model);
     const context = contextSettings(
-      this.settings(),
-      options.context ?? {},
-      known?.contextWindow ?? null,
+      options.saved,
+      options.context,
+      known?.contextWindow ?? options.serverWindow ?? null,
     );
     const maxOutputTokens = Math.min(
       known?.maxOutput ?? DEFAULT_MAX_OUTPUT,
@@ -166,11 +126,11 @@ export class SessionService {
     return new Agent(
       {
         runtime,
-        client: options.client ?? this.client(config),
+        client: this.client(config),
         tools: new ToolRegistry(),
         permissions: options.permissions,
-        clock: this.deps.clock,
-        env: this.deps.env,
+        clock: this.#deps.clock,
+        env: this.#deps.env,
         root,
         projectId: project.id,
         recall: (query, limit) => this.recall(root, query, limit),
@@ -182,7 +142,7 @@ export class SessionService {
         reasoning: config.reasoning,
         maxOutputTokens,
         lane: options.lane ?? "parent",
-        systemPrompt: systemPrompt({ root, platform: this.deps.platform, shell: "sh" }),
+        systemPrompt: systemPrompt({ root, platform: this.#deps.platform, shell: "sh" }),
         limits: options.limits,
         context: { ...context, reserveTokens: maxOutputTokens },
       },
@@ -190,35 +150,41 @@ export class SessionService {
   }
 
   /**
-   * A4, after a run that changed files: the verification command (if any) and a self-review
-   * pass over the session's own diff (if asked). Both are stored with the session.
+   * A4, after a run that changed files (the caller knows): the verification command (if
+   * any) and a self-review pass over the session's own diff (if asked). Both are stored
+   * with the session; both stop when `signal` aborts.
    */
   async review(
     runtime: SessionRuntime,
     config: ProviderConfig,
     options: {
-      since: number;
-      verify?: string;
-      selfReview?: boolean;
+      verify: string | null;
+      selfReview: boolean;
       toolTimeoutMs: number | null;
-      client?: ModelClient;
+      signal: AbortSignal;
     },
   ): Promise<ReviewOutcome | null> {
-    const changed = runtime.changedFiles.some((f) => f.lastAt >= options.since);
-    if (!changed || (!options.verify && !options.selfReview)) return null;
+    if (!options.verify && !options.selfReview) return null;
     const root = runtime.session.projectPath;
-    const deps = { db: this.deps.db, runtime, clock: this.deps.clock, env: this.deps.env, root };
+    const deps = {
+      db: this.#deps.db,
+      runtime,
+      clock: this.#deps.clock,
+      env: this.#deps.env,
+      root,
+      signal: options.signal,
+    };
     const verification = options.verify
       ? await verify(deps, options.verify, options.toolTimeoutMs)
       : null;
     let reviewed = false;
     let findings: readonly Finding[] = [];
     let ledger: readonly LedgerEntry[] = [];
-    if (options.selfReview) {
-      const project = new ProjectStore(this.deps.db).find(root);
+    if (options.selfReview && !options.signal.aborted) {
+      const project = new ProjectStore(this.#deps.db).find(root);
       const outcome = await selfReview({
         ...deps,
-        client: options.client ?? this.client(config),
+        client: this.client(config),
         model: config.model,
         provider: config.provider,
         projectId: project!.id,
@@ -235,15 +201,15 @@ export class SessionService {
   /** The session's cumulative usage from its persisted ledger (flushes first). */
   sessionUsage(runtime: SessionRuntime): SessionUsage {
     runtime.flush();
-    const t = new LedgerStore(this.deps.db).totals(runtime.id);
+    const t = new LedgerStore(this.#deps.db).totals(runtime.id);
     const reasons = [
-      t.unpricedAttempts > 0 ? `${t.unpricedAttempts} turn(s) without a known price` : null,
-      t.inexactAttempts > 0 ? `${t.inexactAttempts} turn(s) without exact usage` : null,
+      t.unpricedAttempts > 0 ? `${t.unpricedAttempts} response(s) without a known price` : null,
+      t.inexactAttempts > 0 ? `${t.inexactAttempts} response(s) without exact usage` : null,
     ].filter((r) => r !== null);
     return {
       turns: t.turns,
       outputChars: t.outputChars,
-      activeMs: runtime.activeMs(this.deps.clock.now()),
+      activeMs: runtime.activeMs(this.#deps.clock.now()),
       costUsd: t.costUsd,
       costExact: reasons.length === 0,
       inexactReason: reasons.length ? reasons.join(", ") : null,
@@ -252,7 +218,7 @@ export class SessionService {
 
   /** recall: this project's past messages. */
   recall(projectPath: string, query: string, limit: number): RecallHit[] {
-    return searchMessages(this.deps.db, query, { projectPath, limit }).map((h) => ({
+    return searchMessages(this.#deps.db, query, { projectPath, limit }).map((h) => ({
       sessionId: h.sessionId,
       sessionTitle: h.sessionTitle,
       role: h.role,

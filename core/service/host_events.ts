@@ -1,0 +1,32 @@
+import type { AgentEvent } from "../agent/events.ts";
+import type { PermissionRequest } from "../agent/permissions.ts";
+import type { Session } from "../storage/sessions.ts";
+import type { TurnOutcome } from "./end_state.ts";
+
+/**
+ * What the session host tells its front ends, in order. A front end renders these and
+ * answers `permission_request`s with `SessionHost.answerPermission()`; it never writes the
+ * session itself.
+ */
+export type HostEvent =
+  | AgentEvent
+  | {
+    /** A write or exec tool waits for a person's answer (interactive hosts only). */
+    readonly type: "permission_request";
+    readonly id: number;
+    readonly request: PermissionRequest;
+  }
+  | {
+    /** Something the person should know that does not stop the session. */
+    readonly type: "notice";
+    readonly level: "info" | "warning";
+    readonly message: string;
+  }
+  | { readonly type: "review_start"; readonly verify: string | null; readonly selfReview: boolean }
+  | { readonly type: "turn_end"; readonly outcome: TurnOutcome }
+  | {
+    /** The host now runs another session (after /new, /clear or /resume). */
+    readonly type: "session";
+    readonly session: Session;
+    readonly reason: "new" | "clear" | "resumed";
+  };

@@ -1,0 +1,530 @@
+import type { Agent } from "../agent/loop.ts";
+import { budgetLimits } from "../agent/budget_settings.ts";
+import type { ContextReport } from "../agent/context_report.ts";
+import {
+  type PermissionAnswer,
+  PermissionGate,
+  type PermissionRequest,
+} from "../agent/permissions.ts";
+import { BonsaiError, isBonsaiError, messageOf } from "../errors.ts";
+import type { Ids } from "../ids.ts";
+import type { PinnedProvider, ProviderConfig, ProviderFlags } from "../providers/config.ts";
+import { Heartbeat } from "../session/heartbeat.ts";
+import { findResumable, type Owner, resumeSession, startSession } from "../session/lifecycle.ts";
+import type { ProcessProbe } from "../session/liveness.ts";
+import { Persister, type Timers } from "../session/persister.ts";
+import type { Plan, SessionRuntime } from "../session/runtime.ts";
+import { LedgerStore, type LedgerTotals } from "../storage/ledger.ts";
+import { type Session, SessionStore } from "../storage/sessions.ts";
+import { SettingsStore } from "../storage/settings.ts";
+import { AgentFactory, type ContextOverrides, type FactoryDeps } from "./agent_factory.ts";
+import {
+  type CancelCause,
+  type CloseReason,
+  type EndState,
+  endStateFor,
+  type TurnOutcome,
+} from "./end_state.ts";
+import type { HostEvent } from "./host_events.ts";
+import { chooseProvider } from "./provider_choice.ts";
+import { readSettings, type SavedSettings } from "./settings_catalog.ts";
+
+/** What the host needs from the world. */
+export interface HostDeps extends FactoryDeps {
+  readonly ids: Ids;
+  /** This process: it owns the sessions it runs. */
+  readonly owner: Owner;
+  readonly probe: ProcessProbe;
+  /** The 500 ms flush and the 3 s heartbeat run on these (tests tick them by hand). */
+  readonly timers?: Timers;
+}
+
+/** How a front end wants its sessions run. */
+export interface HostOptions {
+  /** Canonical project root: the session's workspace (X3). */
+  readonly root: string;
+  readonly providerFlags: ProviderFlags;
+  /** Tool kinds allowed without asking (`--allow`). */
+  readonly allow: readonly ("write" | "exec")[];
+  /** Budget flags of this run; they override saved presets. */
+  readonly budgetFlags: Readonly<Record<string, string | undefined>>;
+  readonly context: ContextOverrides;
+  /** `--verify`: overrides the saved `verify.command`. */
+  readonly verify?: string;
+  /** `--self-review`: overrides the saved `review.self`. */
+  readonly selfReview?: boolean;
+  /** A person can answer permission questions; otherwise write and exec are denied unless allowed. */
+  readonly interactive: boolean;
+  /**
+   * Open even when no provider is configured (the REPL: sessions, search and settings still
+   * work, and each prompt says what to set). Otherwise opening fails with the CONFIG error.
+   */
+  readonly providerOptional?: boolean;
+}
+
+/** Which session to run: a new one, or one to continue (the project's latest, or an id prefix). */
+export type HostTarget = { readonly resume: { readonly prefix: string | null } } | null;
+
+/** The status line's numbers. */
+export interface StatusInfo {
+  readonly title: string;
+  readonly model: string | null;
+  readonly tokens: number;
+  readonly costUsd: number;
+  readonly costFloor: boolean;
+  readonly waitingPeers: number;
+}
+
+/** Longest a closing host waits for a cancelled turn to put its tools down. */
+const CLOSE_WAIT_MS = 10_000;
+
+interface RunningTurn {
+  readonly controller: AbortController;
+  cause: CancelCause | null;
+  readonly done: Promise<unknown>;
+}
+
+/**
+ * The session host (DESIGN.md "The session host"): the one place that runs a session, for
+ * every front end. It resolves the provider (with a resumed session's pinned choice),
+ * refuses live and cross-project targets before writing anything, takes ownership in one
+ * transaction, runs prompts through the agent with verification and self-review, keeps the
+ * 500 ms persistence and the 3 s heartbeat (their failures are reported and retried, never
+ * thrown from a timer), cancels, switches sessions, and records the typed end state. Front
+ * ends render its events and answer its permission requests.
+ */
+export class SessionHost {
+  readonly #deps: HostDeps;
+  readonly #options: HostOptions;
+  readonly #factory: AgentFactory;
+  readonly #persister: Persister;
+  readonly #heartbeat: Heartbeat;
+  readonly #listeners = new Set<(event: HostEvent) => void>();
+  readonly #questions = new Map<number, (answer: PermissionAnswer) => void>();
+  #questionSeq = 0;
+  #runtime: SessionRuntime;
+  #config: ProviderConfig | null = null;
+  #configError: string | null = null;
+  #agent: Agent | null = null;
+  #turn: RunningTurn | null = null;
+  #last: TurnOutcome | null = null;
+  #closed = false;
+
+  private constructor(deps: HostDeps, options: HostOptions, runtime: SessionRuntime) {
+    this.#deps = deps;
+    this.#options = options;
+    this.#factory = new AgentFactory(deps);
+    this.#runtime = runtime;
+    this.#persister = new Persister(runtime, {
+      timers: deps.timers,
+      onError: (err) => this.#warn(`Could not save the session (will retry): ${messageOf(err)}`),
+      onRecovered: () => this.#notice("info", "Saving works again; nothing was lost"),
+    });
+    this.#heartbeat = new Heartbeat(runtime, {
+      clock: deps.clock,
+      timers: deps.timers,
+      onError: (err) => this.#warn(`Could not stamp the heartbeat (will retry): ${messageOf(err)}`),
+    });
+  }
+
+  /**
+   * Opens a host on a new session or resumes `target`. Everything that can be refused (an
+   * unknown, live or other project's session; a provider that cannot be configured; a bad
+   * saved setting) is checked before the first write; the resume itself is one transaction.
+   */
+  static async open(
+    deps: HostDeps,
+    options: HostOptions,
+    target: HostTarget,
+  ): Promise<SessionHost> {
+    const { db } = deps;
+    const resumable = target
+      ? findResumable(db, {
+        projectPath: options.root,
+        prefix: target.resume.prefix,
+        me: deps.owner,
+        probe: deps.probe,
+      })
+      : null;
+    let config: ProviderConfig | null = null;
+    let configError: string | null = null;
+    try {
+      config = await chooseProvider(deps, {
+        flags: options.providerFlags,
+        pinned: resumable ? pinnedOf(resumable) : null,
+        saved: readSettings(new SettingsStore(db)),
+        windowFlag: options.context.window,
+      });
+    } catch (err) {
+      if (!options.providerOptional || !isBonsaiError(err, "CONFIG")) throw err;
+      configError = err.message;
+    }
+    const runtime = resumable
+      ? resumeSession(db, resumable, deps.owner, deps.probe)
+      : startSession(db, deps.ids, {
+        projectPath: options.root,
+        owner: deps.owner,
+        provider: config?.provider,
+        model: config?.model,
+        reasoning: config?.reasoning,
+      });
+    const host = new SessionHost(deps, options, runtime);
+    host.#config = config;
+    host.#configError = configError;
+    if (config) host.#agent = host.#makeAgent(runtime, config);
+    host.#persister.start();
+    host.#heartbeat.start();
+    return host;
+  }
+
+  // --- what front ends read ---------------------------------------------------------------
+
+  /** The current session's row as this process last changed it. */
+  get session(): Session {
+    return this.#runtime.session;
+  }
+
+  /** The current plan and todos. */
+  get plan(): Plan {
+    return this.#runtime.plan;
+  }
+
+  /** The provider and model prompts go to, or null when none is configured. */
+  get model(): { provider: string; model: string } | null {
+    return this.#config ? { provider: this.#config.provider, model: this.#config.model } : null;
+  }
+
+  /** Why prompts cannot run (no provider, a bad saved setting), or null. */
+  get configError(): string | null {
+    return this.#configError;
+  }
+
+  /** Whether a turn (a reply, a tool, verification) is running. */
+  get busy(): boolean {
+    return this.#turn !== null;
+  }
+
+  /** Receives every event until the returned function is called. */
+  subscribe(listener: (event: HostEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The status line's numbers (U3). */
+  statusInfo(): StatusInfo {
+    const s = this.#runtime.session;
+    const t = new LedgerStore(this.#deps.db).totals(s.id);
+    return {
+      title: s.title,
+      model: this.#config?.model ?? null,
+      tokens: t.inputTokens + t.outputTokens + t.cacheReadTokens + t.cacheWriteTokens,
+      costUsd: t.costUsd,
+      costFloor: t.unpricedAttempts > 0 || t.inexactAttempts > 0,
+      waitingPeers: 0,
+    };
+  }
+
+  /** The current session's usage by lane and model (U3 `/perf`). */
+  perf(): {
+    title: string;
+    id: string;
+    totals: LedgerTotals;
+    rows: ReturnType<LedgerStore["breakdown"]>;
+  } {
+    this.flush();
+    const ledger = new LedgerStore(this.#deps.db);
+    const s = this.#runtime.session;
+    return { title: s.title, id: s.id, totals: ledger.totals(s.id), rows: ledger.breakdown(s.id) };
+  }
+
+  /** Where the context window goes right now (U3 `/ctx`). */
+  contextReport(): ContextReport {
+    if (!this.#agent) {
+      throw new BonsaiError(
+        "CONFIG",
+        "No model is configured, so there is no context window to show",
+      );
+    }
+    return this.#agent.contextReport();
+  }
+
+  // --- what front ends do -----------------------------------------------------------------
+
+  /**
+   * Runs one prompt to its end: the agent's turns and tools, then verification and
+   * self-review when files changed (per flags, else saved settings). Events stream to the
+   * subscribers; the outcome is also returned. Provider and tool failures are outcomes, not
+   * exceptions; a bad saved setting or a missing provider is a CONFIG error.
+   */
+  async prompt(text: string): Promise<TurnOutcome> {
+    if (this.#closed) throw new TypeError("SessionHost.prompt() after close()");
+    if (this.#turn) {
+      throw new BonsaiError("USAGE", "A reply is still running; wait for it or cancel it first");
+    }
+    const controller = new AbortController();
+    let finish = () => {};
+    const turn: RunningTurn = {
+      controller,
+      cause: null,
+      done: new Promise<void>((resolve) => (finish = resolve)),
+    };
+    this.#turn = turn;
+    try {
+      const saved = this.#settings();
+      const agent = await this.#readyAgent(saved);
+      agent.setLimits(budgetLimits(saved.budgets, this.#options.budgetFlags));
+      const writesBefore = writes(this.#runtime);
+      const result = await agent.run(text, {
+        signal: controller.signal,
+        onEvent: (e) => this.#emit(e),
+      });
+      const changed = writes(this.#runtime) > writesBefore;
+      const review = !changed || result.status === "cancelled" || controller.signal.aborted
+        ? null
+        : await this.#review(saved, controller.signal);
+      const outcome: TurnOutcome = { result, review, cancelledBy: turn.cause };
+      this.#last = outcome;
+      this.#emit({ type: "turn_end", outcome });
+      return outcome;
+    } finally {
+      this.#turn = null;
+      finish();
+    }
+  }
+
+  /** Cancels the running turn (Ctrl-C, a signal); false when nothing was running. */
+  cancel(cause: CancelCause = "user"): boolean {
+    const turn = this.#turn;
+    if (!turn) return false;
+    turn.cause ??= cause;
+    turn.controller.abort(cause);
+    return true;
+  }
+
+  /** Answers a `permission_request` event. Unknown or settled ids are ignored. */
+  answerPermission(id: number, answer: PermissionAnswer): void {
+    const settle = this.#questions.get(id);
+    this.#questions.delete(id);
+    settle?.(answer);
+  }
+
+  /** Renames the current session (a person's title wins over the agent's). */
+  rename(title: string): void {
+    const clean = title.replace(/\s+/g, " ").trim();
+    if (!clean) throw new BonsaiError("USAGE", "A title cannot be empty");
+    this.#runtime.setTitle(clean.slice(0, 200), "user");
+    this.flush();
+  }
+
+  /** Pins or unpins the current session. */
+  setPinned(pinned: boolean): void {
+    new SessionStore(this.#deps.db).setPinned(this.#runtime.id, pinned);
+  }
+
+  /** Saves what changed now (before reading the database elsewhere); failures are reported, not thrown. */
+  flush(): void {
+    this.#persister.tick();
+  }
+
+  /**
+   * `/new`, `/clear`: ends the current session (a running turn is cancelled and settled
+   * first) and continues in a fresh one with a new cache key, linked by `parent_id`.
+   */
+  async rotate(reason: "new" | "clear"): Promise<Session> {
+    await this.#settleTurn("user");
+    const old = this.#runtime;
+    const fresh = startSession(this.#deps.db, this.#deps.ids, {
+      projectPath: this.#options.root,
+      owner: this.#deps.owner,
+      provider: this.#config?.provider,
+      model: this.#config?.model,
+      reasoning: this.#config?.reasoning,
+      parentId: old.id,
+    });
+    this.#adopt(fresh);
+    this.#finish(old, endStateFor(reason, null));
+    this.#emit({ type: "session", session: fresh.session, reason });
+    return fresh.session;
+  }
+
+  /**
+   * `/resume`: switches to another session of this project. Refusals (unknown, live, other
+   * project, imported, no provider for its pinned choice) change nothing.
+   */
+  async resume(prefix: string): Promise<Session> {
+    const target = findResumable(this.#deps.db, {
+      projectPath: this.#options.root,
+      prefix,
+      me: this.#deps.owner,
+      probe: this.#deps.probe,
+    });
+    if (target.id === this.#runtime.id) {
+      throw new BonsaiError("USAGE", `'${target.title}' is already the current session`);
+    }
+    const config = await chooseProvider(this.#deps, {
+      flags: this.#options.providerFlags,
+      pinned: pinnedOf(target),
+      saved: this.#settings(),
+      windowFlag: this.#options.context.window,
+    });
+    await this.#settleTurn("user");
+    const old = this.#runtime;
+    const runtime = resumeSession(this.#deps.db, target, this.#deps.owner, this.#deps.probe);
+    this.#config = config;
+    this.#configError = null;
+    this.#adopt(runtime);
+    this.#finish(old, endStateFor("switched", null));
+    this.#emit({ type: "session", session: runtime.session, reason: "resumed" });
+    return runtime.session;
+  }
+
+  /**
+   * Ends the host: cancels and settles a running turn, stops the heartbeat and the cadence,
+   * records the typed end state and saves everything in one last flush (which throws when
+   * it cannot write: the caller reports it). A session in which nothing was said is not
+   * kept. Safe to call twice.
+   */
+  async close(reason: CloseReason, detail: string | null = null): Promise<EndState> {
+    const state = endStateFor(reason, this.#last, detail);
+    if (this.#closed) return state;
+    this.#closed = true;
+    await this.#settleTurn(reason === "sigterm" || reason === "sigint" ? reason : "user");
+    this.#heartbeat.stop();
+    for (const settle of this.#questions.values()) settle("deny");
+    this.#questions.clear();
+    this.#runtime.setStatus(state.status, state.reason, state.detail);
+    this.#persister.stop();
+    this.#dropIfEmpty(this.#runtime);
+    return state;
+  }
+
+  // --- inside -------------------------------------------------------------------------------
+
+  #settings(): SavedSettings {
+    return readSettings(new SettingsStore(this.#deps.db));
+  }
+
+  /** The agent, resolving the provider now if it could not be at open (a key set since). */
+  async #readyAgent(saved: SavedSettings): Promise<Agent> {
+    if (this.#agent) return this.#agent;
+    const pinned = this.#runtime.session.provider ? pinnedOf(this.#runtime.session) : null;
+    try {
+      this.#config = await chooseProvider(this.#deps, {
+        flags: this.#options.providerFlags,
+        pinned,
+        saved,
+        windowFlag: this.#options.context.window,
+      });
+    } catch (err) {
+      if (isBonsaiError(err, "CONFIG")) this.#configError = err.message;
+      throw err;
+    }
+    this.#configError = null;
+    if (!pinned) {
+      this.#runtime.setModel(this.#config.provider, this.#config.model, this.#config.reasoning);
+    }
+    this.#agent = this.#makeAgent(this.#runtime, this.#config);
+    return this.#agent;
+  }
+
+  #makeAgent(runtime: SessionRuntime, config: ProviderConfig): Agent {
+    const saved = this.#settings();
+    const permissions = new PermissionGate({
+      allow: this.#options.allow,
+      ask: this.#options.interactive ? (request, signal) => this.#ask(request, signal) : null,
+    });
+    return this.#factory.agent(runtime, config, {
+      permissions,
+      limits: budgetLimits(saved.budgets, this.#options.budgetFlags),
+      saved: saved.context,
+      context: this.#options.context,
+      serverWindow: config.contextWindow ?? null,
+    });
+  }
+
+  #ask(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
+    const id = ++this.#questionSeq;
+    return new Promise<PermissionAnswer>((resolve) => {
+      this.#questions.set(id, resolve);
+      signal.addEventListener("abort", () => this.#questions.delete(id), { once: true });
+      this.#emit({ type: "permission_request", id, request });
+    });
+  }
+
+  /** A4 after a turn that changed files: verification and self-review, per flags or settings. */
+  async #review(saved: SavedSettings, signal: AbortSignal) {
+    const verify = this.#options.verify ?? saved.verifyCommand;
+    const selfReview = this.#options.selfReview ?? saved.selfReview;
+    if (!this.#config || (!verify && !selfReview)) return null;
+    this.#emit({ type: "review_start", verify, selfReview });
+    const limits = budgetLimits(saved.budgets, this.#options.budgetFlags);
+    return await this.#factory.review(this.#runtime, this.#config, {
+      verify,
+      selfReview,
+      toolTimeoutMs: limits.toolTimeoutMs ?? null,
+      signal,
+    });
+  }
+
+  /** Cancels a running turn and waits (bounded) until it has put everything down. */
+  async #settleTurn(cause: CancelCause): Promise<void> {
+    const turn = this.#turn;
+    if (!turn) return;
+    this.cancel(cause);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      turn.done,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Makes `runtime` the current session: persistence, heartbeat and agent follow it. */
+  #adopt(runtime: SessionRuntime): void {
+    this.#runtime = runtime;
+    this.#persister.switchTo(runtime);
+    this.#heartbeat.switchTo(runtime);
+    this.#last = null;
+    this.#agent = null;
+    if (!this.#config) return;
+    try {
+      this.#agent = this.#makeAgent(runtime, this.#config);
+    } catch (err) {
+      // A bad saved setting: the session still switches; prompts say what to fix.
+      if (!isBonsaiError(err, "CONFIG")) throw err;
+      this.#configError = err.message;
+    }
+  }
+
+  /** Ends a session that is no longer current: typed state, final flush; an empty one is not kept. */
+  #finish(runtime: SessionRuntime, state: EndState): void {
+    runtime.setStatus(state.status, state.reason, state.detail);
+    runtime.flush();
+    this.#dropIfEmpty(runtime);
+  }
+
+  #dropIfEmpty(runtime: SessionRuntime): void {
+    if (runtime.lastSeq === 0) new SessionStore(this.#deps.db).forget(runtime.id);
+  }
+
+  #emit(event: HostEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+
+  #notice(level: "info" | "warning", message: string): void {
+    this.#emit({ type: "notice", level, message });
+  }
+
+  #warn(message: string): void {
+    this.#notice("warning", message);
+  }
+}
+
+/** How many writes the session has made to files (a turn that adds some changed files). */
+function writes(runtime: SessionRuntime): number {
+  return runtime.changedFiles.reduce((n, f) => n + f.changes, 0);
+}
+
+function pinnedOf(s: Session): PinnedProvider {
+  return { provider: s.provider, model: s.model, reasoning: s.reasoning };
+}

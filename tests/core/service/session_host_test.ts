@@ -1,0 +1,143 @@
+import assert from "node:assert/strict";
+import type { HostEvent } from "../../../core/service/host_events.ts";
+import { SessionHost } from "../../../core/service/session_host.ts";
+import { recoverCrashed } from "../../../core/session/recovery.ts";
+import { anthropic } from "../../support/sse_scripts.ts";
+import { hostHarness } from "../../support/repl_harness.ts";
+import { testIds } from "../../support/db.ts";
+
+type Row = Record<string, unknown>;
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > 10_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+Deno.test("SessionHost: the heartbeat beats every 3 s with the active time; after a crash only time up to the last heartbeat counts", async () => {
+  await using h = await hostHarness();
+  assert.deepEqual([...h.timers.periods].sort(), [3000, 500], "a 500 ms flush and a 3 s heartbeat");
+  h.server.anthropic({ events: anthropic.reply({ text: "a long answer" }), hangAfter: 3 });
+  const running = h.host.prompt("take your time");
+  await until(() => h.server.requests.length === 1, "the request");
+  const session = () =>
+    h.rows<Row>(
+      "SELECT status, heartbeat_at, active_ms FROM sessions WHERE id = ?",
+      h.host.session.id,
+    )[0]!;
+  const start = h.clock.now();
+  h.clock.advance(3000);
+  h.timers.fire();
+  assert.deepEqual(session(), { status: "active", heartbeat_at: start + 3000, active_ms: 3000 });
+  h.clock.advance(3000);
+  h.timers.fire();
+  assert.deepEqual(session(), { status: "active", heartbeat_at: start + 6000, active_ms: 6000 });
+  // The process stops beating (kill -9, a power cut): the next process to open the database
+  // finds the session stale and counts only what the last heartbeat saved.
+  h.clock.advance(60_000);
+  assert.equal(recoverCrashed(h.db, () => null), 1);
+  assert.deepEqual(session(), {
+    status: "interrupted",
+    heartbeat_at: start + 6000,
+    active_ms: 6000,
+  });
+  // A new owner resumes it: the session-time budget starts from those 6 s.
+  const other = await SessionHost.open(
+    {
+      db: h.db,
+      clock: h.clock,
+      ids: testIds(h.clock, 9),
+      env: {
+        ANTHROPIC_API_KEY: "sk-ant-test-0000000000000000000000",
+        ANTHROPIC_BASE_URL: h.server.url,
+      },
+      fetch,
+      random: () => 0,
+      owner: { pid: 5151, host: "test-host" },
+      probe: () => null,
+      platform: "linux",
+      timers: h.timers,
+    },
+    {
+      root: h.root,
+      providerFlags: {},
+      allow: [],
+      budgetFlags: { "session-max-time": "5s" },
+      context: {},
+      interactive: false,
+    },
+    { resume: { prefix: h.host.session.id } },
+  );
+  const outcome = await other.prompt("go on");
+  assert.equal(outcome.result.status, "budget_exhausted");
+  assert.deepEqual(outcome.result.budgetExhaustion, {
+    reason: "session_time",
+    limit: 5000,
+    used: 6000,
+  });
+  await other.close("done");
+  h.host.cancel();
+  await running;
+});
+
+Deno.test("SessionHost: a flush or heartbeat that fails is reported once, retried, and never thrown from a timer", async () => {
+  await using h = await hostHarness();
+  const events: HostEvent[] = [];
+  h.host.subscribe((e) => events.push(e));
+  // A failure only this connection sees (a temporary trigger), like a disk that refuses writes.
+  h.db.connection.exec(
+    "CREATE TEMP TRIGGER refuse BEFORE UPDATE ON sessions BEGIN SELECT RAISE(ABORT, 'disk says no'); END",
+  );
+  h.host.rename("A new title");
+  h.timers.fire();
+  h.timers.fire();
+  const warnings = events.filter((e) => e.type === "notice" && e.level === "warning");
+  assert.equal(warnings.length, 2, "one for the flush, one for the heartbeat, each once");
+  assert.match(JSON.stringify(warnings), /Could not save the session \(will retry\): disk says no/);
+  assert.match(JSON.stringify(warnings), /Could not stamp the heartbeat \(will retry\)/);
+  h.db.connection.exec("DROP TRIGGER refuse");
+  h.timers.fire();
+  assert.ok(events.some((e) => e.type === "notice" && /Saving works again/.test(e.message)));
+  assert.equal(
+    h.rows<{ title: string }>("SELECT title FROM sessions WHERE id = ?", h.host.session.id)[0]!
+      .title,
+    "A new title",
+    "nothing was lost",
+  );
+});
+
+Deno.test("SessionHost: a permission request is an event the front end answers; cancelling while it is open answers nothing and the run ends", async () => {
+  await using h = await hostHarness();
+  const requests: number[] = [];
+  h.host.subscribe((e) => {
+    if (e.type === "permission_request") requests.push(e.id);
+  });
+  h.server.anthropic(
+    {
+      events: anthropic.reply({
+        calls: [{ id: "toolu_w", name: "write", json: '{"path":"a.txt","content":"a"}' }],
+      }),
+    },
+  );
+  const running = h.host.prompt("write a file");
+  await until(() => requests.length === 1, "the permission request");
+  assert.equal(
+    h.rows<Row>("SELECT status FROM tool_calls")[0]!.status,
+    "pending",
+    "a call waiting for an answer is pending, not running",
+  );
+  assert.equal(h.host.cancel(), true);
+  const outcome = await running;
+  assert.equal(outcome.result.status, "cancelled");
+  h.host.answerPermission(requests[0]!, "once"); // too late: ignored
+  await assert.rejects(() => Deno.stat(`${h.root}/a.txt`));
+  assert.equal(h.rows<Row>("SELECT status FROM tool_calls")[0]!.status, "cancelled");
+  const perm = h.rows<Row>("SELECT text FROM messages WHERE kind = 'permission'")[0]!;
+  assert.match(String(perm.text), /not answered: the run was cancelled/);
+  // The context answers the call, so the next request is one both APIs accept.
+  h.server.anthropic({ events: anthropic.reply({ text: "fine" }) });
+  const next = await h.host.prompt("never mind");
+  assert.equal(next.result.status, "completed");
+});
