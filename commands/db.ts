@@ -1,12 +1,22 @@
+import { basename } from "node:path";
 import { z } from "zod";
-import { homeFrom } from "../core/home.ts";
-import { LIVE_WINDOW_MS } from "../core/session/liveness.ts";
+import { BonsaiError } from "../core/errors.ts";
+import { type Env, homeFrom } from "../core/home.ts";
+import { MIN_SECRET_LENGTH } from "../core/secrets.ts";
+import { liveElsewhere } from "../core/session/liveness.ts";
 import { listBackups } from "../core/storage/backups.ts";
 import { inspectDatabase } from "../core/storage/inspect.ts";
 import { restoreBackup } from "../core/storage/restore.ts";
+import {
+  type BackupScrub,
+  databaseHolds,
+  scrubBackups,
+  scrubDatabase,
+  type ScrubReport,
+} from "../core/storage/scrub.ts";
 import { formatBytes, formatDateTime, formatInt } from "../tui/render/format.ts";
 import { renderTable } from "../tui/render/table.ts";
-import { confirmOrRefuse, parseOptions, uiFor } from "./context.ts";
+import { confirmOrRefuse, openDb, parseOptions, type Ui, uiFor } from "./context.ts";
 import { EXIT } from "./exit_codes.ts";
 import type { World } from "./world.ts";
 
@@ -135,11 +145,145 @@ export async function dbRestore(world: World, name: string, raw: unknown): Promi
     clock: world.clock,
     name,
     force: opts.force,
-    ownPid: world.pid,
-    liveWindowMs: LIVE_WINDOW_MS,
+    liveElsewhere: (row) =>
+      liveElsewhere(row, world.clock.now(), { pid: world.pid, host: world.hostname }, world.probe),
   });
   if (result.safetyBackup) ui.err(`Backed up the replaced database to '${result.safetyBackup}'`);
   if (result.movedAside) ui.err(`Moved the unreadable database aside to '${result.movedAside}'`);
   ui.err(`Restored '${result.restored.name}' (schema version ${result.version})`);
   return EXIT.OK;
+}
+
+const ScrubOptions = z.object({
+  valueFromEnv: z.string(),
+  backups: z.boolean().optional(),
+  force: z.boolean().optional(),
+  json: z.boolean().optional(),
+});
+
+/**
+ * `bonsai db scrub --value-from-env NAME [--backups] [--force] [--json]`: removes a stored
+ * secret from the database (and with --backups from its backups). The value comes from the
+ * environment so it never appears on a command line.
+ */
+export async function dbScrub(world: World, raw: unknown): Promise<number> {
+  const opts = parseOptions(ScrubOptions, raw);
+  const ui = uiFor(world);
+  const home = homeFrom(world.env);
+  const value = valueFromEnv(world.env, opts.valueFromEnv);
+  let report: ScrubReport;
+  {
+    using db = await openDb(world);
+    const now = world.clock.now();
+    const me = { pid: world.pid, host: world.hostname };
+    report = scrubDatabase(db, {
+      value,
+      force: opts.force,
+      liveElsewhere: (row) => liveElsewhere(row, now, me, world.probe),
+    });
+  }
+  // Read the files only once the connection is closed (a descriptor closed on an open
+  // database drops this process's locks); closing also removed the WAL.
+  const clean = !databaseHolds(home.dbPath, value);
+  const backups = scrubBackups(home, value, { scrub: opts.backups ?? false });
+  const failed = !clean || (opts.backups === true && backups.some((b) => !b.clean));
+  if (opts.json) {
+    ui.json({
+      path: home.dbPath,
+      rows: report.rows,
+      tables: tablesJson(report),
+      wal_truncated: report.walTruncated,
+      live_sessions: report.liveSessions,
+      clean,
+      backups: backups.map((b) => ({
+        name: basename(b.path),
+        path: b.path,
+        scrubbed: b.report !== null,
+        rows: b.report?.rows ?? null,
+        tables: b.report ? tablesJson(b.report) : null,
+        clean: b.clean,
+        error: b.error,
+      })),
+    });
+  } else {
+    printScrub(ui, { path: home.dbPath, report, clean, backups, scrubBackups: !!opts.backups });
+  }
+  return failed ? EXIT.FAILURE : EXIT.OK;
+}
+
+/** The value to scrub, from the named variable; USAGE errors never echo a value. */
+function valueFromEnv(env: Env, name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    throw new BonsaiError(
+      "USAGE",
+      "--value-from-env takes the name of an environment variable that holds the secret, not the secret itself",
+    );
+  }
+  const value = env[name];
+  if (value === undefined || value === "") {
+    throw new BonsaiError("USAGE", `Environment variable '${name}' is not set (or empty)`);
+  }
+  if (value.length < MIN_SECRET_LENGTH) {
+    throw new BonsaiError(
+      "USAGE",
+      `The value of '${name}' has ${value.length} characters; only values of ${MIN_SECRET_LENGTH} or more can be scrubbed (shorter ones are too likely to be ordinary text)`,
+    );
+  }
+  return value;
+}
+
+function tablesJson(report: ScrubReport): Record<string, number> {
+  return Object.fromEntries(report.tables.map((t) => [t.table, t.rows]));
+}
+
+function printScrub(
+  ui: Ui,
+  r: {
+    path: string;
+    report: ScrubReport;
+    clean: boolean;
+    backups: readonly BackupScrub[];
+    scrubBackups: boolean;
+  },
+): void {
+  const { report } = r;
+  const { style } = ui;
+  if (report.liveSessions > 0) {
+    ui.err(
+      `bonsai: ${report.liveSessions} session(s) are live in other processes: they still hold the value and may store it again`,
+    );
+  }
+  if (report.rows === 0) {
+    ui.out(`No rows of '${r.path}' held the value`);
+  } else {
+    ui.out(`Replaced the value in ${formatInt(report.rows)} row(s) of '${r.path}':`);
+    ui.out(renderTable(
+      [{ header: "TABLE", paint: (t) => style.cyan(t) }, { header: "ROWS", align: "right" }],
+      report.tables.map((t) => [t.table, formatInt(t.rows)]),
+      { width: ui.width, style, ascii: ui.ascii },
+    ));
+  }
+  if (r.clean) {
+    ui.out("Search index rebuilt and database vacuumed: its file and WAL no longer hold the value");
+  } else {
+    ui.err(
+      `bonsai: '${r.path}' still holds the value's bytes${
+        report.walTruncated ? "" : " (another process kept its WAL open)"
+      }; quit other bonsai processes and run this again`,
+    );
+  }
+  if (r.backups.length === 0) return;
+  if (!r.scrubBackups) {
+    ui.err(
+      `${r.backups.length} backup file(s) also hold the value; run again with --backups to scrub them:`,
+    );
+    for (const b of r.backups) ui.err(`  ${b.path}`);
+    return;
+  }
+  for (const b of r.backups) {
+    const name = basename(b.path);
+    if (b.error !== null) ui.err(`bonsai: cannot scrub backup '${name}': ${b.error}`);
+    else if (!b.clean) ui.err(`bonsai: backup '${name}' still holds the value's bytes`);
+    else ui.out(`Scrubbed backup '${name}': ${formatInt(b.report?.rows ?? 0)} row(s)`);
+  }
 }

@@ -255,7 +255,9 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
       run(async () => (await command("settings")).unsetSetting(world, key))()
     );
 
-  const db = program.command("db").description("inspect, back up and restore the database");
+  const db = program.command("db").description(
+    "inspect, back up, restore and scrub the database",
+  );
   const status = db.command("status")
     .description("path, schema version, size, counts and backups (never changes anything)")
     .option("--check", "also run SQLite's integrity_check")
@@ -272,6 +274,18 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
     .action((name: string) =>
       run(async () => (await command("db")).dbRestore(world, name, restore.opts()))()
     );
+  const scrub = db.command("scrub")
+    .description(
+      "remove a stored secret from every table, the search index and the file (and backups)",
+    )
+    .requiredOption(
+      "--value-from-env <name>",
+      "the environment variable holding the secret (never the secret itself)",
+    )
+    .option("--backups", "also scrub the backup files that hold it")
+    .option("--force", "scrub even while other bonsai processes are live")
+    .option("--json", "print a JSON object")
+    .action(run(async () => (await command("db")).dbScrub(world, scrub.opts())));
 
   return program;
 }

@@ -13,7 +13,8 @@ import {
 import { connect } from "./connection.ts";
 import { ensurePrivateDir, ensurePrivateFile, hardenHome } from "./files.ts";
 import { latestVersion } from "./migrate.ts";
-import { describeOpenError } from "./sqlite_errors.ts";
+import { describeDatabaseError, STORAGE_FAILURE_CODES } from "./storage_errors.ts";
+import type { ActiveSessionRow } from "./sessions.ts";
 
 /** What a restore did. */
 export interface RestoreResult {
@@ -26,12 +27,6 @@ export interface RestoreResult {
   readonly movedAside: string | null;
 }
 
-/** A session that another process is heartbeating. */
-export interface LiveSessionRow {
-  readonly id: string;
-  readonly owner_pid: number | null;
-}
-
 /**
  * Replaces the database with a named backup through the backup API, after taking a backup
  * of what it replaces. Refuses while other processes have live sessions, unless `force`.
@@ -42,8 +37,8 @@ export async function restoreBackup(
     clock: Clock;
     name: string;
     force?: boolean;
-    ownPid: number;
-    liveWindowMs: number;
+    /** Whether another process holds this session (the liveness rule, core/session, decides). */
+    liveElsewhere: (row: ActiveSessionRow) => boolean;
   },
 ): Promise<RestoreResult> {
   const { home, clock } = options;
@@ -68,8 +63,13 @@ export async function restoreBackup(
       current =
         (conn.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
     } catch (err) {
-      const described = describeOpenError(err, home.dbPath);
-      if (!(described instanceof BonsaiError) || described.code === "DB_BUSY") throw described;
+      // Only a file that is not a readable database is moved aside; a busy database or a
+      // disk that cannot be used is reported as it is.
+      const described = describeDatabaseError(err, home);
+      if (
+        !(described instanceof BonsaiError) || described.code === "DB_BUSY" ||
+        STORAGE_FAILURE_CODES.includes(described.code)
+      ) throw described;
     }
     if (current === null) {
       // Not readable as a database: keep the bytes, out of the way.
@@ -78,16 +78,13 @@ export async function restoreBackup(
       ensurePrivateFile(home.dbPath);
     } else {
       if (!options.force && current >= 1 && current <= supported) {
-        const live = conn.prepare(
-          `SELECT id, owner_pid FROM sessions WHERE status = 'active' AND heartbeat_at > ?
-             AND (owner_pid IS NULL OR owner_pid <> ?)`,
-        ).all(clock.now() - options.liveWindowMs, options.ownPid) as unknown as LiveSessionRow[];
+        const live = activeSessions(conn).filter(options.liveElsewhere);
         if (live.length > 0) {
           throw new BonsaiError(
             "SESSION_LIVE",
             `Cannot restore while ${live.length} session(s) are live (e.g. '${
               live[0]!.id
-            }' in process ${live[0]!.owner_pid ?? "?"}); quit them first or pass --force`,
+            }' in process ${live[0]!.ownerPid ?? "?"}); quit them first or pass --force`,
           );
         }
       }
@@ -114,6 +111,27 @@ export async function restoreBackup(
   } finally {
     if (conn.isOpen) conn.close();
   }
+}
+
+/** Sessions marked active in a database opened without the Db wrapper. */
+function activeSessions(conn: ReturnType<typeof connect>): ActiveSessionRow[] {
+  const rows = conn.prepare(
+    `SELECT id, owner_pid, owner_host, heartbeat_at, created_at FROM sessions WHERE status = 'active'`,
+  ).all() as {
+    id: string;
+    owner_pid: number | null;
+    owner_host: string | null;
+    heartbeat_at: number | null;
+    created_at: number;
+  }[];
+  return rows.map((r) => ({
+    id: r.id,
+    status: "active",
+    ownerPid: r.owner_pid,
+    ownerHost: r.owner_host,
+    heartbeatAt: r.heartbeat_at,
+    createdAt: r.created_at,
+  }));
 }
 
 function hasObjects(conn: ReturnType<typeof connect>): boolean {
