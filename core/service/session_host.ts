@@ -65,13 +65,15 @@ export interface HostOptions {
 /** Which session to run: a new one, or one to continue (the project's latest, or an id prefix). */
 export type HostTarget = { readonly resume: { readonly prefix: string | null } } | null;
 
-/** The status line's numbers. */
+/** What the status line shows before each prompt. */
 export interface StatusInfo {
   readonly title: string;
   readonly model: string | null;
   readonly tokens: number;
   readonly costUsd: number;
+  /** The cost is a floor: a response had no known price or no exact usage. */
   readonly costFloor: boolean;
+  /** Live peers waiting on this session (P1; 0 until peers exist). */
   readonly waitingPeers: number;
 }
 

@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.ts";
 import { HEARTBEAT_INTERVAL_MS } from "./liveness.ts";
-import { failureKey, realTimers, type Timers } from "./persister.ts";
+import { FailureReport, realTimers, type Timers } from "./persister.ts";
 import type { SessionRuntime } from "./runtime.ts";
 
 /**
@@ -13,10 +13,8 @@ export class Heartbeat {
   #runtime: SessionRuntime;
   readonly #clock: Clock;
   readonly #timers: Timers;
-  readonly #onError: (err: unknown) => void;
-  readonly #onRecovered: () => void;
+  readonly #report: FailureReport;
   #timer: number | null = null;
-  #failing: string | null = null;
 
   constructor(
     runtime: SessionRuntime,
@@ -30,8 +28,10 @@ export class Heartbeat {
     this.#runtime = runtime;
     this.#clock = options.clock;
     this.#timers = options.timers ?? realTimers;
-    this.#onError = options.onError ?? (() => {});
-    this.#onRecovered = options.onRecovered ?? (() => {});
+    this.#report = new FailureReport(
+      options.onError ?? (() => {}),
+      options.onRecovered ?? (() => {}),
+    );
   }
 
   /** Follows another session. */
@@ -51,14 +51,10 @@ export class Heartbeat {
     try {
       this.#runtime.heartbeat(this.#clock.now());
     } catch (err) {
-      if (failureKey(err) !== this.#failing) this.#onError(err);
-      this.#failing = failureKey(err);
+      this.#report.failed(err);
       return false;
     }
-    if (this.#failing !== null) {
-      this.#failing = null;
-      this.#onRecovered();
-    }
+    this.#report.succeeded();
     return true;
   }
 

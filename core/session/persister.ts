@@ -2,11 +2,32 @@ import { BonsaiError } from "../errors.ts";
 import type { SessionRuntime } from "./runtime.ts";
 
 /**
- * What makes two failures "the same" for reporting: a typed error's code (a full disk's
- * message changes with the free space), else the text.
+ * Reports the failures of work a timer repeats: each distinct failure once (a typed error
+ * by its code: a full disk's message changes with the free space), and its end once.
  */
-export function failureKey(err: unknown): string {
-  return err instanceof BonsaiError ? err.code : String(err);
+export class FailureReport {
+  readonly #onError: (err: unknown) => void;
+  readonly #onRecovered: () => void;
+  #failing: string | null = null;
+
+  constructor(onError: (err: unknown) => void, onRecovered: () => void) {
+    this.#onError = onError;
+    this.#onRecovered = onRecovered;
+  }
+
+  /** The work failed (it is retried next time). */
+  failed(err: unknown): void {
+    const key = err instanceof BonsaiError ? err.code : String(err);
+    if (key !== this.#failing) this.#onError(err);
+    this.#failing = key;
+  }
+
+  /** The work succeeded. */
+  succeeded(): void {
+    if (this.#failing === null) return;
+    this.#failing = null;
+    this.#onRecovered();
+  }
 }
 
 /** The REPL's persistence cadence (L2). */
@@ -32,10 +53,8 @@ export const realTimers: Timers = {
 export class Persister {
   #runtime: SessionRuntime;
   readonly #timers: Timers;
-  readonly #onError: (err: unknown) => void;
-  readonly #onRecovered: () => void;
+  readonly #report: FailureReport;
   #timer: number | null = null;
-  #failing: string | null = null;
 
   constructor(
     runtime: SessionRuntime,
@@ -47,8 +66,10 @@ export class Persister {
   ) {
     this.#runtime = runtime;
     this.#timers = options.timers ?? realTimers;
-    this.#onError = options.onError ?? (() => {});
-    this.#onRecovered = options.onRecovered ?? (() => {});
+    this.#report = new FailureReport(
+      options.onError ?? (() => {}),
+      options.onRecovered ?? (() => {}),
+    );
   }
 
   /** Follows another session (after /new or /resume). */
@@ -68,15 +89,11 @@ export class Persister {
     try {
       wrote = this.#runtime.flush();
     } catch (err) {
-      // Report each distinct failure once; the changes stay dirty for the next tick.
-      if (failureKey(err) !== this.#failing) this.#onError(err);
-      this.#failing = failureKey(err);
+      // The changes stay dirty for the next tick.
+      this.#report.failed(err);
       return false;
     }
-    if (this.#failing !== null) {
-      this.#failing = null;
-      this.#onRecovered();
-    }
+    this.#report.succeeded();
     return wrote;
   }
 

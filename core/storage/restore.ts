@@ -14,7 +14,7 @@ import { connect } from "./connection.ts";
 import { ensurePrivateDir, ensurePrivateFile, hardenHome } from "./files.ts";
 import { latestVersion } from "./migrate.ts";
 import { describeDatabaseError, STORAGE_FAILURE_CODES } from "./storage_errors.ts";
-import type { ActiveSessionRow } from "./sessions.ts";
+import { type ActiveSessionRow, activeSessions } from "./sessions.ts";
 
 /** What a restore did. */
 export interface RestoreResult {
@@ -111,27 +111,6 @@ export async function restoreBackup(
   } finally {
     if (conn.isOpen) conn.close();
   }
-}
-
-/** Sessions marked active in a database opened without the Db wrapper. */
-function activeSessions(conn: ReturnType<typeof connect>): ActiveSessionRow[] {
-  const rows = conn.prepare(
-    `SELECT id, owner_pid, owner_host, heartbeat_at, created_at FROM sessions WHERE status = 'active'`,
-  ).all() as {
-    id: string;
-    owner_pid: number | null;
-    owner_host: string | null;
-    heartbeat_at: number | null;
-    created_at: number;
-  }[];
-  return rows.map((r) => ({
-    id: r.id,
-    status: "active",
-    ownerPid: r.owner_pid,
-    ownerHost: r.owner_host,
-    heartbeatAt: r.heartbeat_at,
-    createdAt: r.created_at,
-  }));
 }
 
 function hasObjects(conn: ReturnType<typeof connect>): boolean {

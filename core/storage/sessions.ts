@@ -1,3 +1,4 @@
+import type { DatabaseSync } from "node:sqlite";
 import type { Ids } from "../ids.ts";
 import { BonsaiError } from "../errors.ts";
 import type { Db, SqlValue } from "./db.ts";
@@ -107,15 +108,22 @@ interface ActiveRecord {
   created_at: number;
 }
 
-function toActiveRow(r: ActiveRecord): ActiveSessionRow {
-  return {
+/**
+ * Sessions marked active, with what liveness is judged on; on any connection (restore opens
+ * one without the Db wrapper, on a database it may replace).
+ */
+export function activeSessions(conn: Pick<DatabaseSync, "prepare">): ActiveSessionRow[] {
+  const rows = conn.prepare(
+    `SELECT id, owner_pid, owner_host, heartbeat_at, created_at FROM sessions WHERE status = 'active'`,
+  ).all() as unknown as ActiveRecord[];
+  return rows.map((r) => ({
     id: r.id,
     status: "active",
     ownerPid: r.owner_pid,
     ownerHost: r.owner_host,
     heartbeatAt: r.heartbeat_at,
     createdAt: r.created_at,
-  };
+  }));
 }
 
 /** Filters for listing sessions. */
@@ -372,9 +380,7 @@ export class SessionStore {
 
   /** Sessions marked active, with what liveness is judged on. */
   active(): ActiveSessionRow[] {
-    return (this.#db.prepare(
-      `SELECT id, owner_pid, owner_host, heartbeat_at, created_at FROM sessions WHERE status = 'active'`,
-    ).all() as unknown as ActiveRecord[]).map(toActiveRow);
+    return activeSessions(this.#db);
   }
 
   /** Deletes a session and everything hanging off it (messages, FTS rows, ledger, ...). */

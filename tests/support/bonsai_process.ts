@@ -26,12 +26,21 @@ export function baseEnv(home: string, extra: Record<string, string> = {}): Recor
 }
 
 /** Runs bonsai to the end. */
-export async function runBonsai(
+export function runBonsai(
   args: string[],
   options: { cwd: string; env: Record<string, string>; stdin?: string },
 ): Promise<ProcessResult> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
+  return runToEnd(Deno.execPath(), ["run", "-A", MAIN, ...args], options);
+}
+
+/** Runs a program to the end with only `env`, feeding it `stdin`; returns its exit code and output. */
+export async function runToEnd(
+  program: string,
+  args: string[],
+  options: { cwd?: string; env: Record<string, string>; stdin?: string },
+): Promise<ProcessResult> {
+  const child = new Deno.Command(program, {
+    args,
     cwd: options.cwd,
     env: options.env,
     clearEnv: true,

@@ -6,7 +6,7 @@
 // and would open the host's path instead, so databases are copied out to be read.
 import { statfsSync } from "node:fs";
 import { join } from "node:path";
-import type { ProcessResult } from "./bonsai_process.ts";
+import { type ProcessResult, runToEnd } from "./bonsai_process.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -153,35 +153,22 @@ export class TmpfsHome implements AsyncDisposable {
   }
 
   /** Runs `deno ...args` inside the namespace, to the end (only the given environment). */
-  async deno(
+  deno(
     args: string[],
     options: { cwd: string; env: Record<string, string>; stdin?: string },
   ): Promise<ProcessResult> {
-    const child = new Deno.Command("nsenter", {
-      args: [
-        `--target=${this.#holder.pid}`,
-        "--user",
-        "--mount",
-        "--preserve-credentials",
-        `--wd=${options.cwd}`,
-        "--",
-        Deno.execPath(),
-        ...args,
-      ],
+    const enter = [
+      `--target=${this.#holder.pid}`,
+      "--user",
+      "--mount",
+      "--preserve-credentials",
+      `--wd=${options.cwd}`,
+      "--",
+    ];
+    return runToEnd("nsenter", [...enter, Deno.execPath(), ...args], {
       env: options.env,
-      clearEnv: true,
-      stdin: options.stdin === undefined ? "null" : "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    if (options.stdin !== undefined) {
-      const writer = child.stdin.getWriter();
-      await writer.write(new TextEncoder().encode(options.stdin));
-      await writer.close();
-    }
-    const out = await child.output();
-    const text = new TextDecoder();
-    return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+      stdin: options.stdin,
+    });
   }
 
   /**

@@ -1,17 +1,7 @@
+import type { StatusInfo } from "../../core/service/session_host.ts";
 import { formatCompact, formatUsd } from "./format.ts";
 import type { Style } from "./style.ts";
 import { truncate } from "./width.ts";
-
-/** What the status line shows before each prompt. */
-export interface StatusInfo {
-  readonly title: string;
-  readonly model: string | null;
-  readonly tokens: number;
-  readonly costUsd: number;
-  readonly costFloor: boolean;
-  /** Live peers waiting on this session (P1; 0 until peers exist). */
-  readonly waitingPeers: number;
-}
 
 /** One dim line: title · model · tokens · cost (· waiting peers). */
 export function renderStatusLine(
