@@ -141,3 +141,31 @@ Deno.test("SessionHost: a permission request is an event the front end answers; 
   const next = await h.host.prompt("never mind");
   assert.equal(next.result.status, "completed");
 });
+
+Deno.test("SessionHost: /new in the middle of a tool call cancels and settles the turn first; the old session stays one both APIs accept", async () => {
+  await using h = await hostHarness({ host: { allow: ["exec"] } });
+  h.server.anthropic({
+    events: anthropic.reply({
+      calls: [{ id: "toolu_slow", name: "exec", json: '{"command":"sleep 5"}' }],
+    }),
+  });
+  const old = h.host.session.id;
+  const running = h.host.prompt("run something slow");
+  await until(
+    () => h.rows("SELECT 1 FROM tool_calls WHERE status = 'running'").length === 1,
+    "the tool to run",
+  );
+  const fresh = await h.host.rotate("new");
+  assert.equal((await running).result.status, "cancelled");
+  assert.notEqual(fresh.id, old);
+  assert.deepEqual(h.rows("SELECT status FROM tool_calls"), [{ status: "cancelled" }]);
+  assert.deepEqual(h.rows("SELECT status, end_reason FROM sessions WHERE id = ?", old), [{
+    status: "completed",
+    end_reason: "new",
+  }]);
+  // Back in the old session, the next request is accepted by the strict server.
+  await h.host.resume(old);
+  h.server.anthropic({ events: anthropic.reply({ text: "picked up" }) });
+  const next = await h.host.prompt("where were we?");
+  assert.equal(next.result.status, "completed", JSON.stringify(next.result.error));
+});
