@@ -1,31 +1,16 @@
-import { z } from "zod";
 import { SessionHost } from "../core/service/session_host.ts";
 import type { QuitReason } from "../tui/repl/repl.ts";
 import { Repl } from "../tui/repl/repl.ts";
 import { terminalSession } from "../tui/repl/terminal.ts";
 import { openDb, parseOptions, uiFor } from "./context.ts";
 import { EXIT } from "./exit_codes.ts";
-import { hostOptions, hostTarget } from "./run.ts";
+import { hostOptions, hostTarget, RunOptions } from "./run.ts";
 import { hostDeps, sessionAdmin } from "./service.ts";
 import type { World } from "./world.ts";
 
-const ReplOptions = z.object({
-  continue: z.union([z.string(), z.boolean()]).optional(),
-  provider: z.string().optional(),
-  model: z.string().min(1).optional(),
-  reasoning: z.string().optional(),
-  allow: z.string().optional(),
-  allowAll: z.boolean().optional(),
-  verify: z.string().min(1, "--verify needs a command").optional(),
-  selfReview: z.boolean().optional(),
-  contextWindow: z.coerce.number().int().min(1000, "must be at least 1000 tokens").optional(),
-  compactAt: z.coerce.number().gt(0).max(100, "is a percentage, at most 100").optional(),
-  compaction: z.enum(["rule", "model"], { message: "must be 'rule' or 'model'" }).optional(),
-}).passthrough();
-
 /** `bonsai` (and `bonsai -c [id]`): the interactive REPL for the project at the current directory. */
 export async function runRepl(world: World, raw: Record<string, unknown>): Promise<number> {
-  const opts = parseOptions(ReplOptions, raw);
+  const opts = parseOptions(RunOptions, raw);
   const options = { ...hostOptions(world, opts, raw, true), providerOptional: true };
   const target = hostTarget(opts);
   const ui = uiFor(world);

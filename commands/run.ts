@@ -11,7 +11,8 @@ import { EXIT } from "./exit_codes.ts";
 import { camel, hostDeps, withSignals } from "./service.ts";
 import type { World } from "./world.ts";
 
-const RunOptions = z.object({
+/** The options `bonsai -p` and the REPL share (the REPL ignores --json). */
+export const RunOptions = z.object({
   json: z.boolean().optional(),
   continue: z.union([z.string(), z.boolean()]).optional(),
   provider: z.string().optional(),
@@ -29,7 +30,7 @@ const RunOptions = z.object({
     .optional(),
 }).passthrough();
 
-/** The options `bonsai -p` and the REPL share, as the session host takes them. */
+/** Parsed shared options. */
 export type SharedOptions = z.infer<typeof RunOptions>;
 
 /** Parses `--allow write,exec`. */
@@ -114,20 +115,20 @@ export async function runHeadless(
   const { result, review } = outcome;
   const model = host.model!;
   if (opts.json) {
-    ui.json(runJson(result, {
+    ui.json(runJson(outcome, {
       sessionId: host.session.id,
       provider: model.provider,
       model: model.model,
       durationMs: world.clock.now() - started,
-      review,
     }));
   } else {
     report(ui, outcome, host.session.id);
   }
+  if (terminated) return EXIT.TERMINATED;
+  if (outcome.cancelledBy !== null) return EXIT.CANCELLED;
   if (review?.verification && review.verification.exitCode !== 0 && result.status === "completed") {
     return EXIT.VERIFY_FAILED;
   }
-  if (terminated) return EXIT.TERMINATED;
   switch (result.status) {
     case "completed":
       return EXIT.OK;

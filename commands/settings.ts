@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { badSettingError, settingDef } from "../core/service/settings_catalog.ts";
+import { badSettingError, settingDef, shownValue } from "../core/service/settings_catalog.ts";
 import { renderTable } from "../tui/render/table.ts";
 import { openDb, parseOptions, uiFor } from "./context.ts";
 import { EXIT } from "./exit_codes.ts";
@@ -31,11 +31,7 @@ export async function listSettings(world: World, raw: unknown): Promise<number> 
       ],
       all.map((s) => [
         s.def.key,
-        s.problem !== null
-          ? `${s.raw} (unusable)`
-          : s.value === null
-          ? (s.def.key.startsWith("budget.") ? "off" : "-")
-          : s.def.format(s.value),
+        shownValue(s),
         s.def.description,
       ]),
       { width: ui.width, style: ui.style, ascii: ui.ascii },

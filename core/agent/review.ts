@@ -27,13 +27,14 @@ export interface ReviewDeps {
 
 /**
  * A4: runs the verification command in the session root (its own process group, the tool
- * time limit) and stores command, exit code, duration and full output.
+ * time limit) and stores command, exit code, duration and full output. A check that was
+ * cancelled (Ctrl-C, SIGTERM) has no verdict: nothing is stored and null is returned.
  */
 export async function verify(
   deps: ReviewDeps,
   command: string,
   timeoutMs: number | null,
-): Promise<VerificationRun> {
+): Promise<VerificationRun | null> {
   const started = deps.clock.now();
   const ctx: ToolContext = {
     root: deps.root,
@@ -49,6 +50,7 @@ export async function verify(
   };
   const result = await execTool.run({ command, timeout_ms: timeoutMs ?? VERIFY_TIMEOUT_MS }, ctx);
   deps.runtime.flush();
+  if (deps.signal.aborted) return null;
   return new VerificationStore(deps.db).add(deps.runtime.id, {
     kind: "verify",
     command,
@@ -140,6 +142,8 @@ export async function selfReview(
     }
   }
   deps.runtime.flush();
+  // Cancelled: the calls made are in the ledger, but an unfinished review has no findings.
+  if (deps.signal.aborted) return null;
   const findings = parseFindings(text);
   const run = new VerificationStore(deps.db).add(deps.runtime.id, {
     kind: "self-review",

@@ -10,9 +10,9 @@ export const UNRECORDED_RESULT =
  * Z6: the messages in a shape both APIs accept, whatever the stored history holds. Every
  * tool call of an assistant message is answered by a tool result at the start of the next
  * message, which is a user message; results that answer no call of the message before are
- * dropped, and results come before text. Sessions recorded by this version never need it
- * (every path that ends a turn answers its calls, and resume answers the ones a crash left
- * open); it keeps older, broken histories usable. Unchanged messages are returned as they
+ * dropped, and results come before text. Sessions recorded by this version should never
+ * need it (every path that ends a turn answers its calls, and resume answers the ones a
+ * crash left open); it keeps older, broken histories usable. Unchanged messages are returned as they
  * are, so serialised forms stay cached.
  */
 export function pairToolResults(messages: readonly ChatMessage[]): ChatMessage[] {

@@ -1,5 +1,5 @@
 import { raceAbort } from "../abort.ts";
-import { BonsaiError } from "../errors.ts";
+import { BonsaiError, messageOf } from "../errors.ts";
 import type { ContentBlock } from "../providers/types.ts";
 import type { ToolCallRecord, ToolCallStatus } from "../storage/tool_calls.ts";
 import type { BudgetLimits } from "./budget.ts";
@@ -40,7 +40,12 @@ export class ToolRunner {
     this.#callSeqs.set(callId, seq);
   }
 
-  /** Runs every call; returns true when the user cancelled. Results go to the context as one user message. */
+  /**
+   * Runs every call; returns true when the user cancelled. Results go to the context as one
+   * user message. If bonsai itself fails on the way (the database cannot be written, a front
+   * end's renderer throws), every call is still settled and answered before the failure is
+   * rethrown, so no call is left pending and the next request pairs every call with a result.
+   */
   async runAll(
     calls: ToolCallBlock[],
     signal: AbortSignal,
@@ -48,19 +53,43 @@ export class ToolRunner {
   ): Promise<boolean> {
     const { runtime } = this.#deps;
     const results: ContentBlock[] = [];
+    let failure: unknown = null;
     for (const call of calls) {
-      const result = signal.aborted
-        ? await this.#skip(call, "cancelled")
-        : await this.#runOne(call, signal, emit);
+      let result: ToolResult;
+      if (failure !== null) {
+        result = this.#notRun(call, "error", `Not run: bonsai failed (${messageOf(failure)})`);
+      } else if (signal.aborted) {
+        result = this.#notRun(call, "cancelled", "Not run: the user cancelled");
+      } else {
+        try {
+          result = await this.#runOne(call, signal, emit);
+        } catch (err) {
+          failure = err;
+          result = this.#notRun(
+            call,
+            "error",
+            `Stopped: bonsai failed while handling this call (${
+              messageOf(err)
+            }); whether it ran is unknown`,
+          );
+        }
+      }
       results.push({
         type: "tool_result",
         toolCallId: call.id,
         content: result.output,
         isError: result.isError,
       });
-      runtime.flush();
+      if (failure === null) {
+        try {
+          runtime.flush();
+        } catch (err) {
+          failure = err;
+        }
+      }
     }
     runtime.addContext({ role: "user", content: results }, runtime.lastSeq);
+    if (failure !== null) throw failure;
     runtime.flush();
     return signal.aborted;
   }
@@ -74,10 +103,11 @@ export class ToolRunner {
     this.#deps.runtime.addContext({ role: "user", content: results }, this.#deps.runtime.lastSeq);
   }
 
-  #skip(call: ToolCallBlock, status: ToolCallStatus): Promise<ToolResult> {
-    const result = { output: "Not run: the user cancelled", isError: true };
+  /** Records a call that did not run (or did not finish under bonsai's watch) with why. */
+  #notRun(call: ToolCallBlock, status: ToolCallStatus, why: string): ToolResult {
+    const result = { output: why, isError: true };
     this.#record(call, status, result, this.#deps.clock.now());
-    return Promise.resolve(result);
+    return result;
   }
 
   async #runOne(

@@ -59,7 +59,10 @@ function turnEndState(turn: TurnOutcome): EndState {
   const r = turn.result;
   switch (r.status) {
     case "completed":
-      return { status: "completed", reason: "completed", detail: null };
+      // Cancelled after the reply (during verification or self-review) is still cancelled.
+      return turn.cancelledBy === null
+        ? { status: "completed", reason: "completed", detail: null }
+        : cancelledState(turn);
     case "budget_exhausted": {
       const b = r.budgetExhaustion!;
       return {
@@ -69,12 +72,16 @@ function turnEndState(turn: TurnOutcome): EndState {
       };
     }
     case "cancelled":
-      return {
-        status: "cancelled",
-        reason: turn.cancelledBy === "sigint" ? "sigint" : "cancelled",
-        detail: null,
-      };
+      return cancelledState(turn);
     case "failed":
       return { status: "failed", reason: "provider_error", detail: r.error?.message ?? null };
   }
+}
+
+function cancelledState(turn: TurnOutcome): EndState {
+  return {
+    status: "cancelled",
+    reason: turn.cancelledBy === "sigint" ? "sigint" : "cancelled",
+    detail: null,
+  };
 }

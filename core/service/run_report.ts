@@ -1,28 +1,31 @@
 import { ledgerTotals } from "../agent/ledger_entry.ts";
 import type { RunResult } from "../agent/loop.ts";
-import type { ReviewOutcome } from "./agent_factory.ts";
+import type { TurnOutcome } from "./end_state.ts";
 
 /**
  * The stable JSON object of a headless run (A2): one per run, on stdout with --json. Usage
- * and cost cover every ledger row the run wrote, its self-review included.
+ * and cost cover every ledger row the run wrote, its self-review included. A run cancelled
+ * after the reply (during verification) is `cancelled`.
  */
 export function runJson(
-  run: RunResult,
+  outcome: TurnOutcome,
   extra: {
     sessionId: string;
     provider: string;
     model: string;
     durationMs: number;
-    review: ReviewOutcome | null;
   },
 ) {
-  const totals = ledgerTotals([...run.ledger, ...(extra.review?.ledger ?? [])]);
+  const run = outcome.result;
+  const review = outcome.review;
+  const totals = ledgerTotals([...run.ledger, ...(review?.ledger ?? [])]);
   const result: RunResult = {
     ...run,
+    status: outcome.cancelledBy !== null && run.status === "completed" ? "cancelled" : run.status,
     usage: totals.usage,
     cost: { ...totals.cost, enforcement: run.cost.enforcement },
   };
-  const v = extra.review?.verification ?? null;
+  const v = review?.verification ?? null;
   return {
     status: result.status,
     session_id: extra.sessionId,
@@ -62,9 +65,9 @@ export function runJson(
         passed: v.exitCode === 0,
       }
       : null,
-    self_review: extra.review?.reviewed
+    self_review: review?.reviewed
       ? {
-        findings: extra.review.findings.map((f) => ({
+        findings: review.findings.map((f) => ({
           severity: f.severity,
           path: f.path,
           message: f.message,

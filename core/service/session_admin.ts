@@ -15,12 +15,16 @@ import type { UsageFilter } from "../storage/usage_queries.ts";
 import { buildDashboard, type Dashboard, type DashboardOptions } from "../usage/dashboard.ts";
 import {
   describeSettings,
-  readSettings,
-  type SavedSettings,
   saveSetting,
   settingDef,
   type StoredSetting,
 } from "./settings_catalog.ts";
+
+/** What a forget may not touch: the caller's current session, other projects' sessions. */
+export interface ForgetScope {
+  readonly current?: string;
+  readonly project?: string;
+}
 
 /** What session admin needs from the world. */
 export interface AdminDeps {
@@ -84,7 +88,7 @@ export class SessionAdmin {
   /** Renames a session; returns it renamed. */
   rename(prefix: string, title: string): Session {
     const session = this.resolve(prefix);
-    this.#store.rename(session.id, title.slice(0, 200), "user");
+    this.#store.rename(session.id, title, "user");
     return this.#store.get(session.id);
   }
 
@@ -96,29 +100,41 @@ export class SessionAdmin {
   }
 
   /**
-   * The session `prefix` names, if it may be forgotten: not the one `current` runs, and not
-   * live in another process. Changes nothing; ask the person, then `forget()`.
+   * The session `prefix` names, if it may be forgotten: not the one `scope.current` runs,
+   * not another project's when `scope.project` is given (the REPL works in one project), and
+   * not live in another process. Changes nothing; ask the person, then `forget()`.
    */
-  forgettable(prefix: string, current: string | null = null): Session {
+  forgettable(prefix: string, scope: ForgetScope = {}): Session {
     const session = this.resolve(prefix);
-    if (session.id === current) {
+    this.#checkForget(session, scope);
+    return session;
+  }
+
+  /** Deletes a session and everything recorded with it, checking again in the same transaction. */
+  forget(session: Session, scope: ForgetScope = {}): void {
+    this.#deps.beforeRead?.();
+    this.#deps.db.write(() => {
+      this.#checkForget(this.#store.get(session.id), scope);
+      this.#store.forget(session.id);
+    });
+  }
+
+  #checkForget(session: Session, scope: ForgetScope): void {
+    if (session.id === scope.current) {
       throw new BonsaiError(
         "USAGE",
         `Cannot forget '${session.title}': it is the session you are in (start a new one first)`,
       );
     }
+    if (scope.project !== undefined && session.projectPath !== scope.project) {
+      throw new BonsaiError(
+        "CROSS_PROJECT",
+        `Cannot forget session '${session.id}' here: it belongs to project '${session.projectPath}'`,
+      );
+    }
     if (liveElsewhere(session, this.#deps.clock.now(), this.#deps.me, this.#deps.probe)) {
       throw liveSessionError(session, "forget");
     }
-    return session;
-  }
-
-  /** Deletes a session and everything recorded with it, re-checking in the same transaction. */
-  forget(session: Session, current: string | null = null): void {
-    this.#deps.db.write(() => {
-      this.forgettable(session.id, current);
-      this.#store.forget(session.id);
-    });
   }
 
   /** Full-text search over every session's messages. */
@@ -136,11 +152,6 @@ export class SessionAdmin {
   /** Every known setting as stored (bad values are reported, not thrown). */
   describeSettings(): StoredSetting[] {
     return describeSettings(new SettingsStore(this.#deps.db));
-  }
-
-  /** Every saved setting, typed; a bad stored value is a CONFIG error naming the key. */
-  settings(): SavedSettings {
-    return readSettings(new SettingsStore(this.#deps.db));
   }
 
   /**

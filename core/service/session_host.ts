@@ -12,10 +12,10 @@ import type { PinnedProvider, ProviderConfig, ProviderFlags } from "../providers
 import { Heartbeat } from "../session/heartbeat.ts";
 import { findResumable, type Owner, resumeSession, startSession } from "../session/lifecycle.ts";
 import type { ProcessProbe } from "../session/liveness.ts";
-import { Persister, type Timers } from "../session/persister.ts";
+import { Persister, realTimers, type Timers } from "../session/persister.ts";
 import type { Plan, SessionRuntime } from "../session/runtime.ts";
 import { LedgerStore, type LedgerTotals } from "../storage/ledger.ts";
-import { type Session, SessionStore } from "../storage/sessions.ts";
+import { cleanTitle, type Session, SessionStore } from "../storage/sessions.ts";
 import { SettingsStore } from "../storage/settings.ts";
 import { AgentFactory, type ContextOverrides, type FactoryDeps } from "./agent_factory.ts";
 import {
@@ -84,6 +84,8 @@ interface RunningTurn {
   readonly controller: AbortController;
   cause: CancelCause | null;
   readonly done: Promise<unknown>;
+  /** Given up on (it did not settle in time): what it still does is no longer the host's. */
+  abandoned: boolean;
 }
 
 /**
@@ -102,6 +104,10 @@ export class SessionHost {
   readonly #persister: Persister;
   readonly #heartbeat: Heartbeat;
   readonly #listeners = new Set<(event: HostEvent) => void>();
+  /** Notices from before anyone listened (the first heartbeat runs at open). */
+  readonly #unheard: HostEvent[] = [];
+  /** The first exception a listener threw, rethrown when the turn ends. */
+  #listenerFailure: unknown = null;
   readonly #questions = new Map<number, (answer: PermissionAnswer) => void>();
   #questionSeq = 0;
   #runtime: SessionRuntime;
@@ -206,9 +212,14 @@ export class SessionHost {
     return this.#turn !== null;
   }
 
-  /** Receives every event until the returned function is called. */
+  /**
+   * Receives every event until the returned function is called (and, first, the notices
+   * raised before anyone listened). A listener that throws does not stop the turn: the
+   * first such error is rethrown by `prompt()` once the turn is over.
+   */
   subscribe(listener: (event: HostEvent) => void): () => void {
     this.#listeners.add(listener);
+    for (const event of this.#unheard.splice(0)) this.#deliver(listener, event);
     return () => this.#listeners.delete(listener);
   }
 
@@ -269,6 +280,7 @@ export class SessionHost {
       controller,
       cause: null,
       done: new Promise<void>((resolve) => (finish = resolve)),
+      abandoned: false,
     };
     this.#turn = turn;
     try {
@@ -285,11 +297,16 @@ export class SessionHost {
         ? null
         : await this.#review(saved, controller.signal);
       const outcome: TurnOutcome = { result, review, cancelledBy: turn.cause };
-      this.#last = outcome;
-      this.#emit({ type: "turn_end", outcome });
+      if (!turn.abandoned) {
+        this.#last = outcome;
+        this.#emit({ type: "turn_end", outcome });
+      }
+      const failure = this.#listenerFailure;
+      this.#listenerFailure = null;
+      if (failure !== null) throw failure;
       return outcome;
     } finally {
-      this.#turn = null;
+      if (this.#turn === turn) this.#turn = null;
       finish();
     }
   }
@@ -312,9 +329,7 @@ export class SessionHost {
 
   /** Renames the current session (a person's title wins over the agent's). */
   rename(title: string): void {
-    const clean = title.replace(/\s+/g, " ").trim();
-    if (!clean) throw new BonsaiError("USAGE", "A title cannot be empty");
-    this.#runtime.setTitle(clean.slice(0, 200), "user");
+    this.#runtime.setTitle(cleanTitle(title), "user");
     this.flush();
   }
 
@@ -392,8 +407,6 @@ export class SessionHost {
     this.#closed = true;
     await this.#settleTurn(reason === "sigterm" || reason === "sigint" ? reason : "user");
     this.#heartbeat.stop();
-    for (const settle of this.#questions.values()) settle("deny");
-    this.#questions.clear();
     this.#runtime.setStatus(state.status, state.reason, state.detail);
     this.#persister.stop();
     this.#dropIfEmpty(this.#runtime);
@@ -468,17 +481,28 @@ export class SessionHost {
     });
   }
 
-  /** Cancels a running turn and waits (bounded) until it has put everything down. */
+  /**
+   * Cancels a running turn and waits until it has put everything down: a cancelled turn
+   * stops its stream and kills its tools at once, but one that does not settle in time is
+   * abandoned (its late outcome is not this host's any more).
+   */
   async #settleTurn(cause: CancelCause): Promise<void> {
     const turn = this.#turn;
     if (!turn) return;
     this.cancel(cause);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      turn.done,
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
+    const timers = this.#deps.timers ?? realTimers;
+    let timer: number | undefined;
+    const settled = await Promise.race([
+      turn.done.then(() => true),
+      new Promise<boolean>((
+        resolve,
+      ) => (timer = timers.setInterval(() => resolve(false), CLOSE_WAIT_MS))),
     ]);
-    clearTimeout(timer);
+    if (timer !== undefined) timers.clearInterval(timer);
+    if (!settled) {
+      turn.abandoned = true;
+      this.#turn = null;
+    }
   }
 
   /** Makes `runtime` the current session: persistence, heartbeat and agent follow it. */
@@ -510,7 +534,16 @@ export class SessionHost {
   }
 
   #emit(event: HostEvent): void {
-    for (const listener of this.#listeners) listener(event);
+    if (this.#listeners.size === 0 && event.type === "notice") this.#unheard.push(event);
+    for (const listener of this.#listeners) this.#deliver(listener, event);
+  }
+
+  #deliver(listener: (event: HostEvent) => void, event: HostEvent): void {
+    try {
+      listener(event);
+    } catch (err) {
+      this.#listenerFailure ??= err;
+    }
   }
 
   #notice(level: "info" | "warning", message: string): void {

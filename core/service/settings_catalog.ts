@@ -222,6 +222,13 @@ function checkStored(def: SettingDef, raw: string): string | null {
   return def.check(value);
 }
 
+/** A stored setting as listings show it: its value, "off"/"-" when unset, or the bad value as stored. */
+export function shownValue(s: StoredSetting): string {
+  if (s.problem !== null) return `${s.raw} (unusable: ${s.problem})`;
+  if (s.value === null) return s.def.key.startsWith("budget.") ? "off" : "-";
+  return s.def.format(s.value);
+}
+
 /** The error for a stored value that cannot be used: one line, naming the key and the fix. */
 export function badSettingError(s: StoredSetting): BonsaiError {
   return new BonsaiError(

@@ -30,7 +30,7 @@ export class FailureReport {
   }
 }
 
-/** The REPL's persistence cadence (L2). */
+/** The persistence cadence (L2): the REPL, headless runs, every front end. */
 export const FLUSH_INTERVAL_MS = 500;
 
 /** Timers, injected so tests tick by hand. */

@@ -63,22 +63,26 @@ export class SessionRuntime {
   readonly #db: Db;
   #session: Session;
   #meta: SessionMeta;
-  #metaDirty = false;
+  /** Generation of the latest unsaved change to the row's fields, 0 when saved. */
+  #metaDirty = 0;
+  /** Counts changes; a flush saves what was changed up to its generation (see #markSaved). */
+  #generation = 0;
   #lastSeq: number;
   readonly #transcript = new Map<number, TranscriptEntry>();
-  readonly #dirtyMessages = new Set<number>();
+  /** Unsaved transcript entries, by seq, with the generation of their latest change. */
+  readonly #dirtyMessages = new Map<number, number>();
   readonly #context: ContextEntry[];
   #contextPersisted: number;
   readonly #toolCalls = new Map<string, ToolCallRecord>();
-  readonly #dirtyCalls = new Set<string>();
+  readonly #dirtyCalls = new Map<string, number>();
   #pendingReads: ReadEvidence[] = [];
   readonly #changed: Map<string, ChangedFile>;
-  readonly #dirtyChanged = new Set<string>();
+  readonly #dirtyChanged = new Map<string, number>();
   #pendingLedger: LedgerRef[] = [];
   #plan: Plan;
   #fileHashes: Map<string, string>;
   readonly #groupSignatures: Map<string, string>;
-  #dirtyGroups = new Set<string>();
+  readonly #dirtyGroups = new Map<string, number>();
   #runStartedAt: number | null = null;
   readonly #compactions: Compaction[];
   #hasEpisode: boolean;
@@ -131,7 +135,7 @@ export class SessionRuntime {
       input: { ...input, createdAt: input.createdAt ?? this.#db.clock.now() },
       ledger,
     });
-    this.#dirtyMessages.add(seq);
+    this.#dirtyMessages.set(seq, ++this.#generation);
     return seq;
   }
 
@@ -141,7 +145,7 @@ export class SessionRuntime {
     if (!entry) throw new RangeError(`Transcript entry ${seq} was not written by this process`);
     entry.input = { ...entry.input, ...patch };
     if (ledger !== undefined) entry.ledger = ledger;
-    this.#dirtyMessages.add(seq);
+    this.#dirtyMessages.set(seq, ++this.#generation);
   }
 
   /** Text of an entry this runtime added. */
@@ -230,7 +234,7 @@ export class SessionRuntime {
   /** Records a tool call (insert or update). */
   putToolCall(record: ToolCallRecord): void {
     this.#toolCalls.set(record.callId, record);
-    this.#dirtyCalls.add(record.callId);
+    this.#dirtyCalls.set(record.callId, ++this.#generation);
   }
 
   /** Read evidence (S3) and the file's hash as the session now knows it. */
@@ -248,7 +252,7 @@ export class SessionRuntime {
       lastAt: at,
       changes: (before?.changes ?? 0) + 1,
     });
-    this.#dirtyChanged.add(path);
+    this.#dirtyChanged.set(path, ++this.#generation);
     this.#setFileHash(path, fileHash);
   }
 
@@ -279,7 +283,7 @@ export class SessionRuntime {
   /** Replaces the plan and todos (todo_write). */
   setPlan(plan: Plan): void {
     this.#plan = plan;
-    this.#dirtyGroups.add("plan");
+    this.#dirtyGroups.set("plan", ++this.#generation);
   }
 
   /** Renames the session. */
@@ -337,7 +341,7 @@ export class SessionRuntime {
 
   /** True when something changed since the last flush (cheap: no hashing, no I/O). */
   get dirty(): boolean {
-    return this.#metaDirty || this.#dirtyMessages.size > 0 ||
+    return this.#metaDirty > 0 || this.#dirtyMessages.size > 0 ||
       this.#context.length > this.#contextPersisted ||
       this.#dirtyCalls.size > 0 || this.#pendingReads.length > 0 || this.#dirtyChanged.size > 0 ||
       this.#pendingLedger.length > 0 || this.#dirtyGroups.size > 0;
@@ -358,7 +362,7 @@ export class SessionRuntime {
         this.#pendingLedger.forEach((ref, i) => (ref.id = ids[i]!));
       }
       const messages = new MessageStore(db);
-      for (const seq of [...this.#dirtyMessages].sort((a, b) => a - b)) {
+      for (const seq of [...this.#dirtyMessages.keys()].sort((a, b) => a - b)) {
         const entry = this.#transcript.get(seq)!;
         messages.put(id, seq, {
           ...entry.input,
@@ -379,37 +383,64 @@ export class SessionRuntime {
         );
       }
       if (this.#dirtyCalls.size > 0) {
-        new ToolCallStore(db).put(id, [...this.#dirtyCalls].map((k) => this.#toolCalls.get(k)!));
+        new ToolCallStore(db).put(
+          id,
+          [...this.#dirtyCalls.keys()].map((k) => this.#toolCalls.get(k)!),
+        );
       }
       const files = new FileRecordStore(db);
       if (this.#pendingReads.length > 0) files.addReads(id, this.#pendingReads);
       if (this.#dirtyChanged.size > 0) {
         files.putChanged(
           id,
-          [...this.#dirtyChanged].map((p) => this.#changed.get(p)!),
+          [...this.#dirtyChanged.keys()].map((p) => this.#changed.get(p)!),
         );
       }
       if (groups.length > 0) new SnapshotGroupStore(db).put(id, groups);
-      if (this.#metaDirty) new SessionStore(db).saveMeta(id, this.#meta);
+      if (this.#metaDirty > 0) new SessionStore(db).saveMeta(id, this.#meta);
+      // Saved only once committed: a flush nested in a transaction that rolls back saved
+      // nothing, and a failed transaction leaves everything dirty for the next try.
+      const written = {
+        generation: this.#generation,
+        context: this.#context.length,
+        reads: this.#pendingReads.length,
+        ledger: this.#pendingLedger.length,
+        groups,
+      };
+      db.afterCommit(() => this.#markSaved(written));
     });
-    // Only after the commit: a failed transaction leaves everything dirty for the next try.
-    for (const g of groups) this.#groupSignatures.set(g.grp, g.signature);
-    this.#dirtyMessages.clear();
-    this.#contextPersisted = this.#context.length;
-    this.#dirtyCalls.clear();
-    this.#pendingReads = [];
-    this.#dirtyChanged.clear();
-    this.#pendingLedger = [];
-    this.#dirtyGroups.clear();
-    this.#metaDirty = false;
-    this.#dropSettledMessages();
     return true;
+  }
+
+  /** Forgets as unsaved what a committed flush wrote; what changed since stays dirty. */
+  #markSaved(written: {
+    generation: number;
+    context: number;
+    reads: number;
+    ledger: number;
+    groups: readonly { grp: string; signature: string }[];
+  }): void {
+    const saved = (gen: number) => gen <= written.generation;
+    const forget = <K>(dirty: Map<K, number>) => {
+      for (const [key, gen] of dirty) if (saved(gen)) dirty.delete(key);
+    };
+    forget(this.#dirtyMessages);
+    forget(this.#dirtyCalls);
+    forget(this.#dirtyChanged);
+    // Groups whose content matched what was stored were not written, and are clean too.
+    forget(this.#dirtyGroups);
+    for (const g of written.groups) this.#groupSignatures.set(g.grp, g.signature);
+    if (saved(this.#metaDirty)) this.#metaDirty = 0;
+    this.#contextPersisted = Math.max(this.#contextPersisted, written.context);
+    this.#pendingReads.splice(0, written.reads);
+    this.#pendingLedger.splice(0, written.ledger);
+    this.#dropSettledMessages();
   }
 
   #changedGroups() {
     const out = [];
     const now = this.#db.clock.now();
-    for (const grp of this.#dirtyGroups) {
+    for (const grp of this.#dirtyGroups.keys()) {
       const body = grp === "plan"
         ? JSON.stringify(this.#plan)
         : JSON.stringify(Object.fromEntries(this.#fileHashes));
@@ -422,22 +453,24 @@ export class SessionRuntime {
     return out;
   }
 
-  /** Forgets flushed entries that can no longer change, so memory stays flat. */
+  /** Forgets saved entries that can no longer change, so memory stays flat. */
   #dropSettledMessages(): void {
     for (const [seq, entry] of this.#transcript) {
-      if (entry.input.status !== "streaming") this.#transcript.delete(seq);
+      if (entry.input.status !== "streaming" && !this.#dirtyMessages.has(seq)) {
+        this.#transcript.delete(seq);
+      }
     }
   }
 
   #setFileHash(path: string, hash: string): void {
     if (this.#fileHashes.get(path) === hash) return;
     this.#fileHashes.set(path, hash);
-    this.#dirtyGroups.add("files");
+    this.#dirtyGroups.set("files", ++this.#generation);
   }
 
   #setMeta(patch: Partial<SessionMeta>): void {
     this.#meta = { ...this.#meta, ...patch };
-    this.#metaDirty = true;
+    this.#metaDirty = ++this.#generation;
   }
 }
 

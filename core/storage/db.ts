@@ -26,6 +26,8 @@ export interface OpenOptions {
 export class Db {
   readonly #conn: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  /** What runs once the open transaction commits (see afterCommit). */
+  #committed: (() => void)[] = [];
   readonly path: string;
   readonly home: Home;
   readonly clock: Clock;
@@ -62,28 +64,24 @@ export class Db {
   write<T>(fn: () => T): T {
     if (this.#conn.isTransaction) return fn();
     this.#begin("BEGIN IMMEDIATE");
-    try {
-      const result = fn();
-      this.#conn.exec("COMMIT");
-      return result;
-    } catch (err) {
-      this.#rollback();
-      throw this.#describe(err);
-    }
+    return this.#finish(fn);
   }
 
   /** Runs `fn` in a read transaction so several statements see one snapshot. */
   read<T>(fn: () => T): T {
     if (this.#conn.isTransaction) return fn();
     this.#begin("BEGIN");
-    try {
-      const result = fn();
-      this.#conn.exec("COMMIT");
-      return result;
-    } catch (err) {
-      this.#rollback();
-      throw this.#describe(err);
-    }
+    return this.#finish(fn);
+  }
+
+  /**
+   * Runs `fn` once the outermost transaction has committed (at once outside one); if that
+   * transaction rolls back, `fn` never runs. For state kept beside the database, such as "these
+   * changes are saved", which a write nested in a failing transaction must not claim.
+   */
+  afterCommit(fn: () => void): void {
+    if (this.#conn.isTransaction) this.#committed.push(fn);
+    else fn();
   }
 
   /**
@@ -120,6 +118,23 @@ export class Db {
 
   [Symbol.dispose](): void {
     this.close();
+  }
+
+  /** Runs `fn` in the transaction just begun, then commits (and runs what waited for it) or rolls back. */
+  #finish<T>(fn: () => T): T {
+    let result: T;
+    try {
+      result = fn();
+      this.#conn.exec("COMMIT");
+    } catch (err) {
+      this.#committed = [];
+      this.#rollback();
+      throw this.#describe(err);
+    }
+    const waiting = this.#committed;
+    this.#committed = [];
+    for (const f of waiting) f();
+    return result;
   }
 
   #begin(sql: string): void {

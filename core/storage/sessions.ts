@@ -23,6 +23,16 @@ export type SessionSource = "bonsai" | "claude-code" | "codex";
 /** The default title of a new session (X1). */
 export const DEFAULT_TITLE = "New conversation";
 
+/** Longest title kept. */
+const MAX_TITLE = 200;
+
+/** A title as people type it, made one line of at most 200 characters; USAGE when empty. */
+export function cleanTitle(title: string): string {
+  const clean = title.replace(/\s+/g, " ").trim();
+  if (clean === "") throw new BonsaiError("USAGE", "A title cannot be empty");
+  return clean.slice(0, MAX_TITLE);
+}
+
 /** A session row as the rest of bonsai sees it. */
 export interface Session {
   readonly id: string;
@@ -293,11 +303,12 @@ export class SessionStore {
     return row ? toSession(row) : null;
   }
 
-  /** Renames a session. */
+  /** Renames a session (the title is cleaned as `cleanTitle` does). */
   rename(id: string, title: string, source: TitleSource = "user"): void {
-    const clean = title.replace(/\s+/g, " ").trim();
-    if (clean === "") throw new BonsaiError("USAGE", "A title cannot be empty");
-    this.#update(id, "title = ?, title_source = ?", [this.#db.redactor.redact(clean), source]);
+    this.#update(id, "title = ?, title_source = ?", [
+      this.#db.redactor.redact(cleanTitle(title)),
+      source,
+    ]);
   }
 
   /** Pins or unpins a session (pinned sessions list first). */

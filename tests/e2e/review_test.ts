@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { LoopbackServer } from "../support/loopback_server.ts";
 import { anthropic } from "../support/sse_scripts.ts";
-import { baseEnv, runBonsai } from "../support/bonsai_process.ts";
+import { existsSync } from "node:fs";
+import { baseEnv, runBonsai, spawnBonsai } from "../support/bonsai_process.ts";
 import { tempDir } from "../support/temp.ts";
+import { query, until } from "../support/tool_turn.ts";
 
 async function setup(dir: string, server: LoopbackServer) {
   const home = join(dir, "home");
@@ -123,4 +125,38 @@ Deno.test("a failing verification exits 8; a run that changed nothing is not ver
   });
   assert.equal(idle.code, 0);
   assert.equal(JSON.parse(idle.stdout).verification, null);
+});
+
+Deno.test("a signal during verification cancels it: no verdict is stored, the exit code and end state are the signal's", async (t) => {
+  for (
+    const [signal, exit, status, reason] of [
+      ["SIGTERM", 143, "interrupted", "sigterm"],
+      ["SIGINT", 130, "cancelled", "sigint"],
+    ] as const
+  ) {
+    await t.step(signal, async () => {
+      await using dir = await tempDir();
+      await using server = await LoopbackServer.start();
+      const s = await setup(dir.path, server);
+      server.anthropic(writeTurn("a.txt", "a\n"), {
+        events: anthropic.reply({ text: "Wrote a.txt." }),
+      });
+      const child = spawnBonsai(
+        ["-p", "write a", "--allow", "write", "--verify", "touch checking && sleep 8", "--json"],
+        { cwd: s.work, env: s.env },
+      );
+      await until(() => existsSync(join(s.work, "checking")), "the check to start");
+      child.kill(signal);
+      const out = await child.output();
+      assert.equal(out.code, exit, new TextDecoder().decode(out.stderr));
+      if (signal === "SIGINT") {
+        assert.equal(JSON.parse(new TextDecoder().decode(out.stdout)).status, "cancelled");
+      }
+      assert.deepEqual(query(s.home, "SELECT count(*) AS n FROM verification_runs"), [{ n: 0 }]);
+      assert.deepEqual(query(s.home, "SELECT status, end_reason FROM sessions"), [{
+        status,
+        end_reason: reason,
+      }]);
+    });
+  }
 });

@@ -97,7 +97,10 @@ Deno.test("a bad saved setting stops a headless run with one line naming the key
   assert.deepEqual(query(home, "SELECT id FROM sessions"), [], "no session was left behind");
   const listed = await runBonsai(["settings"], { cwd: work, env });
   assert.equal(listed.code, 0);
-  assert.match(listed.stdout, /budget\.max_run_time\s+"five minutes" \(unusable\)/);
+  assert.match(
+    listed.stdout,
+    /budget\.max_run_time\s+"five minutes" \(unusable: expected a number\)/,
+  );
   assert.match(listed.stderr, /bonsai settings unset budget\.max_run_time/);
   assert.equal(
     (await runBonsai(["settings", "unset", "budget.max_run_time"], { cwd: work, env })).code,
@@ -139,4 +142,33 @@ Deno.test("a local server's context window (llama.cpp /props) bounds what bonsai
   );
   assert.equal(server.gets.filter((g) => g.startsWith("/props")).length, asked);
   assert.equal(server.requests[2]!.body.max_tokens, 2000);
+});
+
+Deno.test("piped REPL input that ends at a permission question is a no, and the REPL ends as at end of input", async () => {
+  await using dir = await tempDir();
+  const home = join(dir.path, "home");
+  const work = join(dir.path, "work");
+  await Deno.mkdir(work);
+  await using server = await LoopbackServer.start();
+  server.anthropic(
+    {
+      events: anthropic.reply({
+        calls: [{ id: "toolu_w", name: "write", json: '{"path":"a.txt","content":"a"}' }],
+      }),
+    },
+    { events: anthropic.reply({ text: "fine, not writing" }) },
+  );
+  const env = baseEnv(home, {
+    ANTHROPIC_API_KEY: "sk-ant-test-0000000000000000000000",
+    ANTHROPIC_BASE_URL: server.url,
+  });
+  const r = await runBonsai([], { cwd: work, env, stdin: "write a file\n" });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /fine, not writing/);
+  assert.equal(r.stderr, "");
+  assert.deepEqual(query(home, "SELECT status FROM tool_calls"), [{ status: "denied" }]);
+  assert.deepEqual(query(home, "SELECT status, end_reason FROM sessions"), [{
+    status: "completed",
+    end_reason: "eof",
+  }]);
 });

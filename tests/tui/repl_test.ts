@@ -376,6 +376,9 @@ Deno.test("/forget and `sessions forget` apply one liveness rule: crashed sessio
   await h.repl.handle(`/forget ${staleA}`);
   await h.repl.handle(`/forget ${live}`);
   assert.match(h.io.take(), /Cannot forget session '.*': it is live in process 997 on test-host/);
+  const elsewhere = store.create({ projectPath: "/elsewhere", title: "another project's" });
+  await h.repl.handle(`/forget ${elsewhere.id}`);
+  assert.match(h.io.take(), /it belongs to project '\/elsewhere'/, "the REPL works in one project");
   assert.deepEqual([exists(killedA), exists(staleA), exists(live)], [false, false, true]);
 
   const { world, stderr } = testWorld({ home: join(h.dir, "home"), cwd: h.root, clock: h.clock });

@@ -283,10 +283,10 @@ export class Repl implements ReplContext {
         if (["a", "always"].includes(answer)) return "always";
         if (["n", "no", ""].includes(answer)) return "deny";
       }
-    } catch (err) {
-      // The turn ended first (Ctrl-C): the host has settled the request already.
-      if (question.signal.aborted) return "deny";
-      throw err;
+    } catch {
+      // The turn ended first (Ctrl-C: the host has settled the request already), or the
+      // input closed (piped input ran out): either way no one can answer, which is a no.
+      return "deny";
     } finally {
       if (this.#question === question) this.#question = null;
     }

@@ -1,5 +1,5 @@
 import { BonsaiError } from "../../core/errors.ts";
-import { settingDef, SETTINGS } from "../../core/service/settings_catalog.ts";
+import { settingDef, SETTINGS, shownValue } from "../../core/service/settings_catalog.ts";
 import { parseTimeBound } from "../../core/time.ts";
 import { type Tab, TABS } from "../../core/usage/dashboard.ts";
 import { renderContext } from "../render/ctx_report.ts";
@@ -81,11 +81,7 @@ export const settingsCommand: SlashCommand = {
     const [key, ...rest] = args.trim().split(/\s+/).filter(Boolean);
     const all = ctx.admin.describeSettings();
     const shown = (s: (typeof all)[number]) =>
-      s.problem !== null
-        ? ctx.style.red(`${s.raw} (unusable: ${s.problem})`)
-        : s.value === null
-        ? (s.def.key.startsWith("budget.") ? "off" : "-")
-        : s.def.format(s.value);
+      s.problem !== null ? ctx.style.red(shownValue(s)) : shownValue(s);
     if (!key) {
       ctx.print(renderTable(
         [{ header: "SETTING", paint: (t) => ctx.style.cyan(t) }, { header: "VALUE" }, {

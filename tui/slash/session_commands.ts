@@ -83,14 +83,15 @@ export const forgetCommand: SlashCommand = {
   summary: "delete a session and everything recorded with it (asks first)",
   async run(ctx, args) {
     if (!args.trim()) throw new BonsaiError("USAGE", "Usage: /forget <id>");
-    const target = ctx.admin.forgettable(args.trim(), ctx.host.session.id);
+    const scope = { current: ctx.host.session.id, project: ctx.host.session.projectPath };
+    const target = ctx.admin.forgettable(args.trim(), scope);
     if (
       !(await ctx.confirm(`Delete '${target.title}' (${target.messageCount} messages) for good?`))
     ) {
       ctx.print("Nothing deleted.\n");
       return;
     }
-    ctx.admin.forget(target, ctx.host.session.id);
+    ctx.admin.forget(target, scope);
     ctx.print(`Forgot ${target.id}.\n`);
   },
   complete: projectIds,
@@ -134,9 +135,8 @@ export const titleCommand: SlashCommand = {
   args: "<text>",
   summary: "rename this session",
   run(ctx, args) {
-    const title = args.replace(/\s+/g, " ").trim();
-    if (!title) throw new BonsaiError("USAGE", "Usage: /title <text>");
-    ctx.host.rename(title);
+    if (!args.trim()) throw new BonsaiError("USAGE", "Usage: /title <text>");
+    ctx.host.rename(args);
     ctx.print(`Session titled '${ctx.host.session.title}'.\n`);
     return Promise.resolve();
   },

@@ -169,3 +169,46 @@ Deno.test("SessionHost: /new in the middle of a tool call cancels and settles th
   const next = await h.host.prompt("where were we?");
   assert.equal(next.result.status, "completed", JSON.stringify(next.result.error));
 });
+
+Deno.test("SessionHost: when bonsai itself fails during a tool call (the database refuses), every call is settled and answered, and the error reaches the front end", async () => {
+  await using h = await hostHarness({ host: { allow: ["exec"] } });
+  h.server.anthropic({
+    events: anthropic.reply({
+      calls: [
+        { id: "toolu_a", name: "exec", json: '{"command":"echo a"}' },
+        { id: "toolu_b", name: "exec", json: '{"command":"echo b"}' },
+      ],
+    }),
+  });
+  h.db.connection.exec(
+    "CREATE TEMP TRIGGER refuse BEFORE INSERT ON tool_calls BEGIN SELECT RAISE(ABORT, 'disk says no'); END",
+  );
+  await assert.rejects(() => h.host.prompt("run two things"), /disk says no/);
+  h.db.connection.exec("DROP TRIGGER refuse");
+  h.host.flush();
+  assert.deepEqual(
+    h.rows(
+      "SELECT call_id, status, substr(result, 1, 8) AS result FROM tool_calls ORDER BY call_id",
+    ),
+    [
+      { call_id: "toolu_a", status: "error", result: "Stopped:" },
+      { call_id: "toolu_b", status: "error", result: "Not run:" },
+    ],
+  );
+  // The strict server accepts what comes next: both calls have results.
+  h.server.anthropic({ events: anthropic.reply({ text: "understood" }) });
+  assert.equal((await h.host.prompt("what happened?")).result.status, "completed");
+});
+
+Deno.test("SessionHost: a listener that throws does not stop the turn; its error is rethrown once the turn is saved", async () => {
+  await using h = await hostHarness();
+  h.host.subscribe((e) => {
+    if (e.type === "text") throw new Error("the terminal went away");
+  });
+  h.server.anthropic({ events: anthropic.reply({ text: "all of it" }) });
+  await assert.rejects(() => h.host.prompt("say something"), /the terminal went away/);
+  h.host.flush();
+  assert.deepEqual(h.rows("SELECT text, status FROM messages WHERE role = 'assistant'"), [
+    { text: "all of it", status: "complete" },
+  ]);
+});
