@@ -39,6 +39,7 @@ export function exitCodeFor(code: ErrorCode): number {
     case "SESSION_LIVE":
     case "CROSS_PROJECT":
     case "LEASE_LOST":
+    case "SESSION_TAKEN":
       return EXIT.CONFLICT;
     case "BUDGET_EXHAUSTED":
       return EXIT.BUDGET_EXHAUSTED;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BUDGET_OPTIONS } from "../core/agent/budget_settings.ts";
-import { BonsaiError, messageOf } from "../core/errors.ts";
+import { BonsaiError, isBonsaiError, messageOf } from "../core/errors.ts";
 import { findProjectRoot } from "../core/project_root.ts";
 import type { TurnOutcome } from "../core/service/end_state.ts";
 import type { HostEvent } from "../core/service/host_events.ts";
@@ -108,7 +108,7 @@ export async function runHeadless(
       host.cancel(sig === "SIGTERM" ? "sigterm" : "sigint");
     }, () => host.prompt(text));
   } catch (err) {
-    await host.close("error", messageOf(err));
+    await host.close(isBonsaiError(err, "SESSION_TAKEN") ? "taken" : "error", messageOf(err));
     throw err;
   }
   await host.close(terminated ? "sigterm" : "done");

@@ -17,6 +17,7 @@ export type ErrorCode =
   | "SESSION_LIVE" // another live process owns the session
   | "CROSS_PROJECT" // session belongs to another project
   | "LEASE_LOST" // fencing token no longer current
+  | "SESSION_TAKEN" // another process took the session over (its epoch moved on)
   | "CONFIG" // provider or setting misconfigured
   | "PROVIDER" // provider failed after retries
   | "BUDGET_EXHAUSTED"

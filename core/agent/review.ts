@@ -51,16 +51,18 @@ export async function verify(
   const result = await execTool.run({ command, timeout_ms: timeoutMs ?? VERIFY_TIMEOUT_MS }, ctx);
   deps.runtime.flush();
   if (deps.signal.aborted) return null;
-  return new VerificationStore(deps.db).add(deps.runtime.id, {
-    kind: "verify",
-    command,
-    exitCode: result.timedOut ? null : result.exitCode ?? null,
-    durationMs: deps.clock.now() - started,
-    output: result.fullOutput ?? result.output,
-    findings: null,
-    ledgerId: null,
-    createdAt: started,
-  });
+  return deps.runtime.write(() =>
+    new VerificationStore(deps.db).add(deps.runtime.id, {
+      kind: "verify",
+      command,
+      exitCode: result.timedOut ? null : result.exitCode ?? null,
+      durationMs: deps.clock.now() - started,
+      output: result.fullOutput ?? result.output,
+      findings: null,
+      ledgerId: null,
+      createdAt: started,
+    })
+  );
 }
 
 /** One finding of a self-review. */
@@ -145,18 +147,20 @@ export async function selfReview(
   // Cancelled: the calls made are in the ledger, but an unfinished review has no findings.
   if (deps.signal.aborted) return null;
   const findings = parseFindings(text);
-  const run = new VerificationStore(deps.db).add(deps.runtime.id, {
-    kind: "self-review",
-    command: null,
-    exitCode: null,
-    durationMs: deps.clock.now() - started,
-    output: failure ?? text,
-    findings: JSON.stringify(
-      findings ?? [{ severity: "low", path: null, message: text.trim() || "(no reply)" }],
-    ),
-    ledgerId: ref?.id ?? null,
-    createdAt: started,
-  });
+  const run = deps.runtime.write(() =>
+    new VerificationStore(deps.db).add(deps.runtime.id, {
+      kind: "self-review",
+      command: null,
+      exitCode: null,
+      durationMs: deps.clock.now() - started,
+      output: failure ?? text,
+      findings: JSON.stringify(
+        findings ?? [{ severity: "low", path: null, message: text.trim() || "(no reply)" }],
+      ),
+      ledgerId: ref?.id ?? null,
+      createdAt: started,
+    })
+  );
   return { run, findings: findings ?? [], ledger };
 }
 

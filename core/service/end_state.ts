@@ -16,8 +16,9 @@ export interface TurnOutcome {
 /**
  * Why a session stops being the host's: the person left (`quit`, `eof`, `sigint` when the
  * REPL is left with Ctrl-C), the process is told to stop (`sigterm`), something broke
- * (`error`), a one-prompt run is over (`done`), or the host moved on to another session
- * (`new`, `clear`, `switched`).
+ * (`error`), a one-prompt run is over (`done`), the host moved on to another session
+ * (`new`, `clear`, `switched`), or another process took the session over while a one-prompt
+ * run worked (`taken`: the run's work went to a fork, which ends interrupted).
  */
 export type CloseReason =
   | "quit"
@@ -28,7 +29,8 @@ export type CloseReason =
   | "done"
   | "new"
   | "clear"
-  | "switched";
+  | "switched"
+  | "taken";
 
 /** The typed terminal state recorded on the session row (L5). */
 export interface EndState {
@@ -48,6 +50,8 @@ export function endStateFor(
       return { status: "interrupted", reason: "sigterm", detail };
     case "error":
       return { status: "failed", reason: "error", detail };
+    case "taken":
+      return { status: "interrupted", reason: "taken_over", detail };
     case "done":
       return last ? turnEndState(last) : { status: "completed", reason: "completed", detail };
     default:

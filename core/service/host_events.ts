@@ -25,8 +25,11 @@ export type HostEvent =
   | { readonly type: "review_start"; readonly verify: string | null; readonly selfReview: boolean }
   | { readonly type: "turn_end"; readonly outcome: TurnOutcome }
   | {
-    /** The host now runs another session (after /new, /clear or /resume). */
+    /**
+     * The host now runs another session: after /new, /clear or /resume, or a fork that
+     * carries this process's work on after another process took the session over.
+     */
     readonly type: "session";
     readonly session: Session;
-    readonly reason: "new" | "clear" | "resumed";
+    readonly reason: "new" | "clear" | "resumed" | "forked";
   };

@@ -9,6 +9,7 @@ import {
 import { BonsaiError, isBonsaiError, messageOf } from "../errors.ts";
 import type { Ids } from "../ids.ts";
 import type { PinnedProvider, ProviderConfig, ProviderFlags } from "../providers/config.ts";
+import { forkUnsaved } from "../session/fork.ts";
 import { Heartbeat } from "../session/heartbeat.ts";
 import { findResumable, type Owner, resumeSession, startSession } from "../session/lifecycle.ts";
 import type { ProcessProbe } from "../session/liveness.ts";
@@ -117,6 +118,8 @@ export class SessionHost {
   #turn: RunningTurn | null = null;
   #last: TurnOutcome | null = null;
   #closed = false;
+  /** A takeover a timer noticed while a turn ran: the work moves to a fork when it ends. */
+  #takenOver: BonsaiError | null = null;
 
   private constructor(deps: HostDeps, options: HostOptions, runtime: SessionRuntime) {
     this.#deps = deps;
@@ -125,13 +128,15 @@ export class SessionHost {
     this.#runtime = runtime;
     this.#persister = new Persister(runtime, {
       timers: deps.timers,
-      onError: (err) => this.#warn(`Could not save the session (will retry): ${messageOf(err)}`),
+      onError: (err) =>
+        this.#timerFailed(err, `Could not save the session (will retry): ${messageOf(err)}`),
       onRecovered: () => this.#notice("info", "Saving works again; nothing was lost"),
     });
     this.#heartbeat = new Heartbeat(runtime, {
       clock: deps.clock,
       timers: deps.timers,
-      onError: (err) => this.#warn(`Could not stamp the heartbeat (will retry): ${messageOf(err)}`),
+      onError: (err) =>
+        this.#timerFailed(err, `Could not stamp the heartbeat (will retry): ${messageOf(err)}`),
     });
   }
 
@@ -304,7 +309,13 @@ export class SessionHost {
       const failure = this.#listenerFailure;
       this.#listenerFailure = null;
       if (failure !== null) throw failure;
+      if (this.#takenOver) throw this.#takenOver;
       return outcome;
+    } catch (err) {
+      if (!isBonsaiError(err, "SESSION_TAKEN") || turn.abandoned) throw err;
+      // Another process took the session while this turn ran: it was stopped without
+      // writing; its work goes on in a fork, and the person is told how to open either.
+      throw this.#divert(err, false);
     } finally {
       if (this.#turn === turn) this.#turn = null;
       finish();
@@ -408,7 +419,15 @@ export class SessionHost {
     await this.#settleTurn(reason === "sigterm" || reason === "sigint" ? reason : "user");
     this.#heartbeat.stop();
     this.#runtime.setStatus(state.status, state.reason, state.detail);
-    this.#persister.stop();
+    try {
+      this.#persister.stop();
+    } catch (err) {
+      if (!isBonsaiError(err, "SESSION_TAKEN")) throw err;
+      // Taken over while idle (suspended): what was not saved ends in a fork of its own.
+      this.#divert(err, true);
+      this.#runtime.setStatus(state.status, state.reason, state.detail);
+      this.#persister.stop();
+    }
     this.#dropIfEmpty(this.#runtime);
     return state;
   }
@@ -522,11 +541,64 @@ export class SessionHost {
     }
   }
 
-  /** Ends a session that is no longer current: typed state, final flush; an empty one is not kept. */
+  /**
+   * Ends a session that is no longer current: typed state, final flush; an empty one is not
+   * kept. One taken over meanwhile writes nothing: its unsaved work ends in a fork.
+   */
   #finish(runtime: SessionRuntime, state: EndState): void {
     runtime.setStatus(state.status, state.reason, state.detail);
-    runtime.flush();
+    try {
+      runtime.flush();
+    } catch (err) {
+      if (!isBonsaiError(err, "SESSION_TAKEN")) throw err;
+      const fork = this.#forkOf(runtime);
+      fork.setStatus(state.status, state.reason, state.detail);
+      fork.flush();
+      this.#warn(takeoverMessage(err, fork.session, runtime.session));
+      this.#dropIfEmpty(fork);
+      return;
+    }
     this.#dropIfEmpty(runtime);
+  }
+
+  /**
+   * A write of the session was refused because another process took it over (its epoch
+   * moved on). The work this process had not saved goes on in a fork linked by `parent_id`
+   * (nothing is written to the taken session); the host continues in the fork, and the
+   * returned error says in one line who took the session, when, and how to open either
+   * (also told as a notice when `tell`: no one else will say it).
+   */
+  #divert(taken: BonsaiError, tell: boolean): BonsaiError {
+    this.#takenOver = null;
+    const old = this.#runtime;
+    const fork = this.#forkOf(old);
+    this.#adopt(fork);
+    const message = takeoverMessage(taken, fork.session, old.session);
+    this.#emit({ type: "session", session: fork.session, reason: "forked" });
+    if (tell) this.#warn(message);
+    return new BonsaiError("SESSION_TAKEN", message, {
+      data: { ...taken.data, fork: fork.id },
+      cause: taken,
+    });
+  }
+
+  #forkOf(runtime: SessionRuntime): SessionRuntime {
+    return forkUnsaved(this.#deps.db, this.#deps.ids, runtime, {
+      owner: this.#deps.owner,
+      title: `${runtime.session.title} (kept after a takeover)`,
+    });
+  }
+
+  /** A timer's write failed: a takeover moves the work to a fork; anything else is reported. */
+  #timerFailed(err: unknown, words: string): void {
+    if (!isBonsaiError(err, "SESSION_TAKEN")) return this.#warn(words);
+    if (this.#turn) {
+      // The turn's own next write is refused too; it is stopped, and prompt() forks.
+      this.#takenOver = err;
+      this.cancel("user");
+    } else if (!this.#closed) {
+      this.#divert(err, true);
+    }
   }
 
   #dropIfEmpty(runtime: SessionRuntime): void {
@@ -558,6 +630,15 @@ export class SessionHost {
 /** How many writes the session has made to files (a turn that adds some changed files). */
 function writes(runtime: SessionRuntime): number {
   return runtime.changedFiles.reduce((n, f) => n + f.changes, 0);
+}
+
+/** One line: who took the session and when, where this process's work went, how to open either. */
+function takeoverMessage(taken: BonsaiError, fork: Session, old: Session): string {
+  return `${taken.message}; this process's unsaved work is kept in new session '${fork.title}' (bonsai -c ${
+    fork.id.slice(0, 10)
+  }), and the other can be continued with bonsai -c ${
+    old.id.slice(0, 10)
+  } once that process is done`;
 }
 
 function pinnedOf(s: Session): PinnedProvider {

@@ -3,6 +3,7 @@ import { BonsaiError } from "../errors.ts";
 import type { Db } from "../storage/db.ts";
 import { BackgroundTaskStore } from "../storage/background_tasks.ts";
 import { type Session, SessionStore } from "../storage/sessions.ts";
+import { MessageStore } from "../storage/messages.ts";
 import { ToolCallStore } from "../storage/tool_calls.ts";
 import { liveElsewhere, type ProcessId, type ProcessProbe } from "./liveness.ts";
 import { SessionRuntime } from "./runtime.ts";
@@ -94,9 +95,10 @@ export function findResumable(
 
 /**
  * R3/R4/Z6: the atomic switch. Loads the runtime first (everything that can fail happens
- * before any write), then in one transaction re-checks liveness, claims the row, marks the
- * old process's shells, background tasks and running tool calls `lost`, and answers every
- * tool call the stored context left open, so the next request is one both APIs accept.
+ * before any write), then in one transaction re-checks liveness, takes the row over (its
+ * epoch, the fencing token, moves on: the old owner can write nothing more), marks the old
+ * process's shells, background tasks and running tool calls `lost`, and answers every tool
+ * call the stored context left open, so the next request is one both APIs accept.
  */
 export function resumeSession(
   db: Db,
@@ -118,8 +120,9 @@ export function resumeSession(
     const lostAt = Math.min(now, fresh.heartbeatAt ?? now);
     new BackgroundTaskStore(db).markLost(session.id, now);
     new ToolCallStore(db).markLost(session.id, lostAt, lostResult);
+    new MessageStore(db).settleStreaming(session.id);
+    runtime.takeOver(owner, now);
     answerOpenToolCalls(db, runtime, lostAt);
-    runtime.claim(owner, now);
     runtime.flush();
   });
   return runtime;

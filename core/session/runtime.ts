@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BonsaiError } from "../errors.ts";
 import type { ChatMessage } from "../providers/types.ts";
 import type { Db } from "../storage/db.ts";
 import { type Compaction, CompactionStore } from "../storage/compactions.ts";
@@ -52,6 +53,27 @@ interface TranscriptEntry {
   ledger: LedgerRef | null;
 }
 
+/**
+ * What a runtime holds that is not saved yet, and what its model knows: enough to carry
+ * the work on in another session when this one was taken over (see fork.ts).
+ */
+export interface UnsavedState {
+  /** Transcript entries not saved, in order, by their seq here. */
+  readonly transcript: readonly {
+    readonly seq: number;
+    readonly input: MessageInput;
+    readonly ledger: LedgerRef | null;
+  }[];
+  readonly ledger: readonly LedgerRef[];
+  readonly toolCalls: readonly ToolCallRecord[];
+  readonly reads: readonly ReadEvidence[];
+  readonly changed: readonly ChangedFile[];
+  /** The whole model-facing context, saved or not. */
+  readonly context: readonly ContextEntry[];
+  readonly plan: Plan;
+  readonly fileHashes: ReadonlyMap<string, string>;
+}
+
 const EMPTY_PLAN: Plan = { plan: null, todos: [] };
 
 /**
@@ -86,10 +108,13 @@ export class SessionRuntime {
   #runStartedAt: number | null = null;
   readonly #compactions: Compaction[];
   #hasEpisode: boolean;
+  /** This process's fencing token for the session: every write is conditional on it. */
+  #epoch: number;
 
   private constructor(db: Db, session: Session) {
     this.#db = db;
     this.#session = session;
+    this.#epoch = session.epoch;
     this.#meta = metaOf(session);
     this.#lastSeq = new MessageStore(db).lastSeq(session.id);
     this.#context = new ContextItemStore(db).list(session.id).map((row) => ({
@@ -186,7 +211,7 @@ export class SessionRuntime {
   /** Records a compaction (after flushing, so the range it names is stored). */
   addCompaction(c: Omit<Compaction, "id">): Compaction {
     this.flush();
-    const stored = new CompactionStore(this.#db).add(this.id, c);
+    const stored = this.write(() => new CompactionStore(this.#db).add(this.id, c));
     this.#compactions.push(stored);
     return stored;
   }
@@ -209,14 +234,16 @@ export class SessionRuntime {
   ): void {
     this.flush();
     const episodes = new EpisodeStore(this.#db);
-    if (previousSummary !== null) episodes.describe(this.id, { summary: previousSummary });
-    episodes.begin(this.id, { boundary, startSeq: Math.max(1, this.#lastSeq), title });
+    this.write(() => {
+      if (previousSummary !== null) episodes.describe(this.id, { summary: previousSummary });
+      episodes.begin(this.id, { boundary, startSeq: Math.max(1, this.#lastSeq), title });
+    });
     this.#hasEpisode = true;
   }
 
   /** Names the current episode (set_session_title on a fresh episode). */
   titleEpisode(title: string): void {
-    new EpisodeStore(this.#db).describe(this.id, { title });
+    this.write(() => new EpisodeStore(this.#db).describe(this.id, { title }));
   }
 
   /** The current episode's title, or null. */
@@ -266,6 +293,34 @@ export class SessionRuntime {
     return [...this.#changed.values()];
   }
 
+  /** Takes over a changed-file record as it is (a fork carrying work on). */
+  adoptChanged(file: ChangedFile): void {
+    this.#changed.set(file.path, file);
+    this.#dirtyChanged.set(file.path, ++this.#generation);
+  }
+
+  /** Takes over what another runtime knew of the files' contents (a fork carrying work on). */
+  adoptFileHashes(hashes: ReadonlyMap<string, string>): void {
+    for (const [path, hash] of hashes) this.#setFileHash(path, hash);
+  }
+
+  /** What is not saved yet, and the whole context (for carrying work on after a takeover). */
+  unsaved(): UnsavedState {
+    return {
+      transcript: [...this.#dirtyMessages.keys()].sort((a, b) => a - b).map((seq) => ({
+        seq,
+        ...this.#transcript.get(seq)!,
+      })),
+      ledger: [...this.#pendingLedger],
+      toolCalls: [...this.#dirtyCalls.keys()].map((k) => this.#toolCalls.get(k)!),
+      reads: [...this.#pendingReads],
+      changed: [...this.#dirtyChanged.keys()].map((p) => this.#changed.get(p)!),
+      context: [...this.#context],
+      plan: this.#plan,
+      fileHashes: new Map(this.#fileHashes),
+    };
+  }
+
   /** Queues a ledger row; the returned ref gets its id at the next flush. */
   addLedger(entry: LedgerEntry): LedgerRef {
     const ref: LedgerRef = { id: null, entry };
@@ -296,15 +351,46 @@ export class SessionRuntime {
     this.#setMeta({ status, endReason: reason, endDetail: detail });
   }
 
-  /** Takes ownership for this process (status active, owner pid/host, fresh heartbeat). */
-  claim(owner: { pid: number; host: string }, now: number): void {
-    this.#setMeta({
+  /**
+   * Takes the session over for `owner` (R3): a compare-and-set on the epoch it was loaded
+   * with, which moves the fencing token on, so the previous owner's writes are refused from
+   * now on. Throws SESSION_LIVE when another process took it first. Run it in the switch's
+   * transaction.
+   */
+  takeOver(owner: { pid: number; host: string }, now: number): void {
+    const epoch = new SessionStore(this.#db).claim(this.id, this.#epoch, owner, now);
+    if (epoch === null) {
+      throw new BonsaiError(
+        "SESSION_LIVE",
+        `Cannot resume session '${this.id}': another process took it just now`,
+      );
+    }
+    this.#epoch = epoch;
+    this.#meta = {
+      ...this.#meta,
       status: "active",
       endReason: null,
       endDetail: null,
       ownerPid: owner.pid,
       ownerHost: owner.host,
       heartbeatAt: now,
+    };
+  }
+
+  /** This process's fencing token (the session's epoch when it took it). */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /**
+   * Runs `fn` in a transaction fenced by this process's epoch: for the session's writes that
+   * do not go through flush (compactions, episodes, verification runs). SESSION_TAKEN when
+   * another process took the session over; nothing is written then.
+   */
+  write<T>(fn: () => T): T {
+    return this.#db.write(() => {
+      new SessionStore(this.#db).fence(this.id, this.#epoch);
+      return fn();
     });
   }
 
@@ -331,10 +417,13 @@ export class SessionRuntime {
       (this.#runStartedAt === null ? 0 : Math.max(0, now - this.#runStartedAt));
   }
 
-  /** Stamps the heartbeat (and active time so far) directly: liveness is not content. */
-  heartbeat(now: number): void {
+  /**
+   * Stamps the heartbeat (with the active time so far and what the owner is doing) directly:
+   * liveness is not content. Fenced: SESSION_TAKEN when another process took the session.
+   */
+  heartbeat(now: number, activity: string | null = null): void {
+    new SessionStore(this.#db).heartbeat(this.id, this.#epoch, now, this.activeMs(now), activity);
     this.#meta = { ...this.#meta, heartbeatAt: now };
-    new SessionStore(this.#db).heartbeat(this.id, now, this.activeMs(now));
   }
 
   // --- persistence ------------------------------------------------------------------------
@@ -357,6 +446,8 @@ export class SessionRuntime {
     const db = this.#db;
     const id = this.id;
     db.write(() => {
+      // The fence first: a process whose session was taken over writes nothing.
+      new SessionStore(db).fence(id, this.#epoch);
       if (this.#pendingLedger.length > 0) {
         const ids = new LedgerStore(db).append(this.#pendingLedger.map((r) => r.entry));
         this.#pendingLedger.forEach((ref, i) => (ref.id = ids[i]!));

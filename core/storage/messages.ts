@@ -211,6 +211,17 @@ export class MessageStore {
     });
   }
 
+  /**
+   * Replies that were still streaming when their process ended stop as `failed` (nothing
+   * will finish them). Returns how many. For boot recovery and the resume switch.
+   */
+  settleStreaming(sessionId: string): number {
+    const { changes } = this.#db.prepare(
+      "UPDATE messages SET status = 'failed' WHERE session_id = ? AND status = 'streaming'",
+    ).run(sessionId);
+    return Number(changes);
+  }
+
   /** The session's entries in order, optionally a window of them. */
   list(sessionId: string, options: { afterSeq?: number; limit?: number } = {}): Message[] {
     const limit = options.limit ?? -1;

@@ -3,6 +3,7 @@ import type { Ids } from "../ids.ts";
 import { BonsaiError } from "../errors.ts";
 import type { Db, SqlValue } from "./db.ts";
 import { ProjectStore } from "./projects.ts";
+import { MessageStore } from "./messages.ts";
 import { ToolCallStore } from "./tool_calls.ts";
 
 /** Lifecycle states of a session row. */
@@ -57,6 +58,12 @@ export interface Session {
   readonly activeMs: number;
   readonly ownerPid: number | null;
   readonly ownerHost: string | null;
+  /** The owner's fencing token: every takeover increments it (see SessionStore.claim). */
+  readonly epoch: number;
+  /** When the current owner took the session. */
+  readonly ownerSince: number | null;
+  /** What the owner is doing right now, for peers (set with the heartbeat). */
+  readonly activity: string | null;
   readonly messageCount: number;
   readonly turns: number;
   readonly totalTokens: number;
@@ -168,6 +175,9 @@ interface SessionRecord {
   active_ms: number;
   owner_pid: number | null;
   owner_host: string | null;
+  epoch: number;
+  owner_since: number | null;
+  activity: string | null;
   message_count: number;
   turns: number;
   total_tokens: number;
@@ -204,8 +214,9 @@ export class SessionStore {
       const id = input.id ?? ids.next();
       db.prepare(
         `INSERT INTO sessions (id, project_id, parent_id, title, title_source, status, provider, model,
-           reasoning, cache_key, source, external_id, created_at, content_updated_at, owner_pid, owner_host)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           reasoning, cache_key, source, external_id, created_at, content_updated_at, owner_pid, owner_host,
+           epoch, owner_since)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         id,
         project.id,
@@ -223,6 +234,8 @@ export class SessionStore {
         now,
         input.ownerPid ?? null,
         input.ownerHost ?? null,
+        input.ownerPid ? 1 : 0,
+        input.ownerPid ? now : null,
       );
       return this.get(id);
     });
@@ -354,21 +367,88 @@ export class SessionStore {
     );
   }
 
-  /** Stamps liveness (L3) without touching content recency; also saves active time so far. */
-  heartbeat(id: string, at: number, activeMs: number): void {
-    this.#db.write(() =>
-      this.#db.prepare("UPDATE sessions SET heartbeat_at = ?, active_ms = ? WHERE id = ?").run(
-        at,
-        Math.round(activeMs),
-        id,
-      )
+  /**
+   * Takes the session for `owner` (R3): increments its epoch, the fencing token, if it is
+   * still `epoch` (compare-and-set), and marks it active and owned. Returns the new epoch, or
+   * null when another process changed the owner first. Run it in the switch's transaction.
+   */
+  claim(
+    id: string,
+    epoch: number,
+    owner: { pid: number; host: string },
+    now: number,
+  ): number | null {
+    const row = this.#db.prepare(
+      `UPDATE sessions SET epoch = epoch + 1, owner_pid = ?, owner_host = ?, owner_since = ?,
+         status = 'active', end_reason = NULL, end_detail = NULL, heartbeat_at = ?
+       WHERE id = ? AND epoch = ? RETURNING epoch`,
+    ).get(owner.pid, owner.host, now, now, id, epoch) as { epoch: number } | undefined;
+    return row?.epoch ?? null;
+  }
+
+  /**
+   * The fence every write of a session's content starts its transaction with: a no-op update
+   * that matches only while the session is still at `epoch`. Throws SESSION_TAKEN (saying
+   * who took it and when) when a takeover moved it on; the write then changes nothing.
+   */
+  fence(id: string, epoch: number): void {
+    const { changes } = this.#db.prepare(
+      "UPDATE sessions SET epoch = epoch WHERE id = ? AND epoch = ?",
+    )
+      .run(id, epoch);
+    if (Number(changes) !== 1) throw this.#taken(id, epoch);
+  }
+
+  /**
+   * Stamps liveness (L3) without touching content recency, with the active time so far and
+   * what the owner is doing; fenced like a content write. A session boot recovery took for
+   * crashed while its owner was only suspended is the owner's again.
+   */
+  heartbeat(
+    id: string,
+    epoch: number,
+    at: number,
+    activeMs: number,
+    activity: string | null,
+  ): void {
+    this.#db.write(() => {
+      const { changes } = this.#db.prepare(
+        `UPDATE sessions SET heartbeat_at = ?, active_ms = ?, activity = ?,
+           status = CASE WHEN status = 'interrupted' AND end_reason = 'crash' THEN 'active' ELSE status END,
+           end_reason = CASE WHEN status = 'interrupted' AND end_reason = 'crash' THEN NULL ELSE end_reason END
+         WHERE id = ? AND epoch = ?`,
+      ).run(at, Math.round(activeMs), activity, id, epoch);
+      if (Number(changes) !== 1) throw this.#taken(id, epoch);
+    });
+  }
+
+  #taken(id: string, epoch: number): BonsaiError {
+    const now = this.find(id);
+    if (!now) return new BonsaiError("NOT_FOUND", `Session '${id}' was deleted by another process`);
+    const since = now.ownerSince === null ? "" : ` at ${new Date(now.ownerSince).toISOString()}`;
+    return new BonsaiError(
+      "SESSION_TAKEN",
+      `Session '${now.title}' (${id}) was taken over by process ${now.ownerPid ?? "?"}${
+        now.ownerHost ? ` on ${now.ownerHost}` : ""
+      }${since}`,
+      {
+        data: {
+          session: id,
+          epoch,
+          current_epoch: now.epoch,
+          pid: now.ownerPid,
+          host: now.ownerHost,
+          since: now.ownerSince,
+        },
+      },
     );
   }
 
   /**
    * Boot recovery (L5): sessions left `active` that `isStale` judges abandoned (the liveness
-   * rule lives in core/session) become `interrupted` with reason `crash`, and their pending
-   * or running tool calls `lost` (R4). Returns the ids changed.
+   * rule lives in core/session) become `interrupted` with reason `crash`, their pending or
+   * running tool calls `lost` (R4) and their still-streaming replies `failed`. Returns the
+   * ids changed.
    */
   recoverInterrupted(
     isStale: (row: ActiveSessionRow) => boolean,
@@ -381,9 +461,11 @@ export class SessionStore {
         "UPDATE sessions SET status = 'interrupted', end_reason = 'crash', end_detail = NULL WHERE id = ?",
       );
       const calls = new ToolCallStore(db);
+      const messages = new MessageStore(db);
       for (const r of stale) {
         stmt.run(r.id);
         calls.markLost(r.id, r.heartbeatAt ?? r.createdAt, lostResult);
+        messages.settleStreaming(r.id);
       }
       return stale.map((r) => r.id);
     });
@@ -466,6 +548,9 @@ function toSession(r: SessionRecord): Session {
     activeMs: r.active_ms,
     ownerPid: r.owner_pid,
     ownerHost: r.owner_host,
+    epoch: r.epoch,
+    ownerSince: r.owner_since,
+    activity: r.activity,
     messageCount: r.message_count,
     turns: r.turns,
     totalTokens: r.total_tokens,

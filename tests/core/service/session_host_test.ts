@@ -19,9 +19,16 @@ async function until(check: () => boolean, what: string): Promise<void> {
 Deno.test("SessionHost: the heartbeat beats every 3 s with the active time; after a crash only time up to the last heartbeat counts", async () => {
   await using h = await hostHarness();
   assert.deepEqual([...h.timers.periods].sort(), [3000, 500], "a 500 ms flush and a 3 s heartbeat");
-  h.server.anthropic({ events: anthropic.reply({ text: "a long answer" }), hangAfter: 3 });
+  h.server.anthropic({
+    events: anthropic.reply({ text: "a long answer" }),
+    hangAfter: 4, // the first piece of text, then silence
+  });
+  let streamed = "";
+  h.host.subscribe((e) => {
+    if (e.type === "text") streamed += e.text;
+  });
   const running = h.host.prompt("take your time");
-  await until(() => h.server.requests.length === 1, "the request");
+  await until(() => streamed === "a long a", "the first piece of the reply");
   const session = () =>
     h.rows<Row>(
       "SELECT status, heartbeat_at, active_ms FROM sessions WHERE id = ?",
@@ -78,8 +85,31 @@ Deno.test("SessionHost: the heartbeat beats every 3 s with the active time; afte
     used: 6000,
   });
   await other.close("done");
+  // The first process wakes up: its epoch is stale, so it writes nothing into the session;
+  // its unsaved work (the cancelled partial reply) goes on in a fork it now runs.
+  const taken = h.host.session.id;
   h.host.cancel();
-  await running;
+  await assert.rejects(
+    running,
+    /was taken over by process 5151 on test-host at .*; this process's unsaved work is kept in new session 'take your time \(kept after a takeover\)' \(bonsai -c \w{10}\), and the other can be continued with bonsai -c \w{10} once that process is done/,
+  );
+  const fork = h.host.session;
+  assert.notEqual(fork.id, taken);
+  assert.equal(fork.parentId, taken);
+  assert.deepEqual(
+    h.rows("SELECT role, status, text FROM messages WHERE session_id = ? ORDER BY seq", fork.id),
+    [{ role: "assistant", status: "cancelled", text: "a long a" }],
+    "the reply the stale owner kept, with its last state",
+  );
+  assert.deepEqual(
+    h.rows("SELECT seq, role, status, text FROM messages WHERE session_id = ? ORDER BY seq", taken),
+    [
+      { seq: 1, role: "user", status: "complete", text: "take your time" },
+      { seq: 2, role: "assistant", status: "failed", text: "a long a" },
+      { seq: 3, role: "user", status: "complete", text: "go on" },
+    ],
+    "the other process's turn is intact: nothing of the stale owner was written over it",
+  );
 });
 
 Deno.test("SessionHost: a flush or heartbeat that fails is reported once, retried, and never thrown from a timer", async () => {

@@ -6,7 +6,7 @@ import { MIGRATIONS } from "../../../migrations/mod.ts";
 import { homeAt } from "../../../core/home.ts";
 import { listBackups } from "../../../core/storage/backups.ts";
 import type { Migration } from "../../../core/storage/migrate.ts";
-import { SessionStore } from "../../../core/storage/sessions.ts";
+import type { Db } from "../../../core/storage/db.ts";
 import { MessageStore } from "../../../core/storage/messages.ts";
 import { openTestDb } from "../../support/db.ts";
 import { fileHash, tempDir, treeHash } from "../../support/temp.ts";
@@ -44,11 +44,30 @@ function dump(path: string): string {
   }
 }
 
+/**
+ * A session row written as an older schema has it (today's SessionStore writes columns that
+ * later migrations add).
+ */
+function oldSession(db: Db, id: string, projectPath: string, title = "New conversation") {
+  db.connection.prepare("INSERT INTO projects (root_path, created_at) VALUES (?, 0)").run(
+    projectPath,
+  );
+  db.connection.prepare(
+    `INSERT INTO sessions (id, project_id, title, cache_key, created_at, content_updated_at)
+     VALUES (?, (SELECT id FROM projects WHERE root_path = ?), ?, 'k', 0, 0)`,
+  ).run(id, projectPath, title);
+  return {
+    id,
+    projectId: (db.connection.prepare("SELECT project_id FROM sessions WHERE id = ?").get(id) as {
+      project_id: number;
+    }).project_id,
+  };
+}
+
 /** A database at schema v1 (the first migration only), with a session, a message and a ledger row. */
 async function seedV1(dir: string): Promise<string> {
-  const { db, ids } = await openTestDb(dir, { migrations: V1 });
-  const sessions = new SessionStore(db, ids);
-  const s = sessions.create({ projectPath: "/work/app", title: "Keep me" });
+  const { db } = await openTestDb(dir, { migrations: V1 });
+  const s = oldSession(db, "01kseedsession000000000000", "/work/app", "Keep me");
   new MessageStore(db).append(s.id, [{ role: "user", text: "remember the milk" }]);
   db.connection.prepare(
     `INSERT INTO ledger (session_id, project_id, seq, provider, model, input_tokens, output_tokens, cost_usd, created_at)
@@ -194,8 +213,8 @@ Deno.test("migrations must be numbered without gaps", async () => {
 
 Deno.test("migration 0010: a session's turns count completed responses, failed attempts only as unpriced attempts", async () => {
   await using dir = await tempDir();
-  const { db, ids } = await openTestDb(dir.path, { migrations: MIGRATIONS.slice(0, 9) });
-  const s = new SessionStore(db, ids).create({ projectPath: "/work/app" });
+  const { db } = await openTestDb(dir.path, { migrations: MIGRATIONS.slice(0, 9) });
+  const s = oldSession(db, "01kseedsession000000000001", "/work/app");
   const insert = db.connection.prepare(
     `INSERT INTO ledger (session_id, project_id, seq, provider, model, input_tokens, output_tokens, cost_usd, error, created_at)
      VALUES (?, ?, ?, 'openai', 'local-model', 10, 5, NULL, ?, 1800000)`,
