@@ -40,6 +40,7 @@ export function exitCodeFor(code: ErrorCode): number {
     case "CROSS_PROJECT":
     case "LEASE_LOST":
     case "SESSION_TAKEN":
+    case "LEASE_BUSY":
       return EXIT.CONFLICT;
     case "BUDGET_EXHAUSTED":
       return EXIT.BUDGET_EXHAUSTED;

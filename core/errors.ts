@@ -18,6 +18,7 @@ export type ErrorCode =
   | "CROSS_PROJECT" // session belongs to another project
   | "LEASE_LOST" // fencing token no longer current
   | "SESSION_TAKEN" // another process took the session over (its epoch moved on)
+  | "LEASE_BUSY" // the project's write lease stayed with another process
   | "CONFIG" // provider or setting misconfigured
   | "PROVIDER" // provider failed after retries
   | "BUDGET_EXHAUSTED"

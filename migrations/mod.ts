@@ -11,6 +11,7 @@ import dropMessageExternal from "./0008_drop_message_external_index.sql" with { 
 import sessionsByCost from "./0009_sessions_by_cost.sql" with { type: "text" };
 import turnsCompleted from "./0010_turns_are_completed_responses.sql" with { type: "text" };
 import ownershipEpochs from "./0011_ownership_epochs.sql" with { type: "text" };
+import leaseWaits from "./0012_lease_waits.sql" with { type: "text" };
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -25,4 +26,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 9, name: "0009_sessions_by_cost", sql: sessionsByCost },
   { version: 10, name: "0010_turns_are_completed_responses", sql: turnsCompleted },
   { version: 11, name: "0011_ownership_epochs", sql: ownershipEpochs },
+  { version: 12, name: "0012_lease_waits", sql: leaseWaits },
 ];

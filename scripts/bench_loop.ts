@@ -4,6 +4,8 @@
 // client (request building, SSE parsing), storage and budgets; only the network is
 // replaced by an in-process fetch that answers at once.
 import { parseArgs } from "node:util";
+import { leasedWorkspace } from "../core/peers/workspace.ts";
+import { WriteLease } from "../core/peers/write_lease.ts";
 import { PermissionGate } from "../core/agent/permissions.ts";
 import { systemClock } from "../core/clock.ts";
 import { createClient, type ProviderConfig } from "../core/providers/config.ts";
@@ -70,6 +72,14 @@ try {
     client: (c) => createClient(c, { fetch: fakeFetch, clock: systemClock, random: Math.random }),
   });
   const agent = factory.agent(runtime, config, {
+    workspace: leasedWorkspace(
+      new WriteLease({
+        db,
+        clock: systemClock,
+        projectId: runtime.session.projectId,
+        sessionId: runtime.id,
+      }),
+    ),
     permissions: new PermissionGate({}),
     limits: { maxTurns: 50, sessionMaxCostUsd: 1_000_000 },
     saved: {},

@@ -18,6 +18,7 @@ const FLOORS: [prefix: string, level: number][] = [
   ["core/export/", 58],
   ["core/import/", 58],
   ["core/agent/", 50],
+  ["core/peers/", 45],
   ["core/session/", 40],
   ["core/usage/", 30],
   ["core/providers/", 20],

@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { Env } from "../home.ts";
+import type { Workspace } from "../peers/workspace.ts";
 import type { ModelClient } from "../providers/types.ts";
 import type { SessionRuntime } from "../session/runtime.ts";
 import type { SessionUsage } from "./budget.ts";
@@ -13,6 +14,8 @@ export interface AgentDeps {
   readonly client: ModelClient;
   readonly tools: ToolRegistry;
   readonly permissions: PermissionGate;
+  /** Writes of the shared workspace, under the project's write lease (P2). */
+  readonly workspace: Workspace;
   readonly clock: Clock;
   readonly env: Env;
   /** Canonical project root. */

@@ -6,6 +6,7 @@ import type { LedgerEntry } from "../storage/ledger.ts";
 import { ToolCallStore } from "../storage/tool_calls.ts";
 import { type VerificationRun, VerificationStore } from "../storage/verification_runs.ts";
 import { ledgerEntryFor } from "./ledger_entry.ts";
+import { noWorkspace } from "../peers/workspace.ts";
 import { execTool } from "./tools/exec.ts";
 import type { ToolContext } from "./tools/tool.ts";
 
@@ -44,6 +45,7 @@ export async function verify(
     env: deps.env,
     timeoutMs: timeoutMs ?? VERIFY_TIMEOUT_MS,
     files: { knownHash: () => null, recordRead: () => {}, recordWrite: () => {} },
+    workspace: noWorkspace,
     setTitle: () => {},
     setPlan: () => {},
     recall: () => [],

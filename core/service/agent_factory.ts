@@ -10,6 +10,7 @@ import { systemPrompt } from "../agent/system_prompt.ts";
 import { ToolRegistry } from "../agent/tools/registry.ts";
 import type { RecallHit } from "../agent/tools/tool.ts";
 import { createClient, type ProviderConfig } from "../providers/config.ts";
+import type { Workspace } from "../peers/workspace.ts";
 import type { ModelClient } from "../providers/types.ts";
 import type { SessionRuntime } from "../session/runtime.ts";
 import type { Db } from "../storage/db.ts";
@@ -101,6 +102,8 @@ export class AgentFactory {
     config: ProviderConfig,
     options: {
       permissions: PermissionGate;
+      /** Writes of the shared workspace (the session's hold on the project's write lease). */
+      workspace: Workspace;
       limits: BudgetLimits;
       saved: SavedSettings["context"];
       context: ContextOverrides;
@@ -129,6 +132,7 @@ export class AgentFactory {
         client: this.client(config),
         tools: new ToolRegistry(),
         permissions: options.permissions,
+        workspace: options.workspace,
         clock: this.#deps.clock,
         env: this.#deps.env,
         root,

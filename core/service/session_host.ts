@@ -9,6 +9,8 @@ import {
 import { BonsaiError, isBonsaiError, messageOf } from "../errors.ts";
 import type { Ids } from "../ids.ts";
 import type { PinnedProvider, ProviderConfig, ProviderFlags } from "../providers/config.ts";
+import { leasedWorkspace } from "../peers/workspace.ts";
+import { WriteLease } from "../peers/write_lease.ts";
 import { forkUnsaved } from "../session/fork.ts";
 import { Heartbeat } from "../session/heartbeat.ts";
 import { findResumable, type Owner, resumeSession, startSession } from "../session/lifecycle.ts";
@@ -467,8 +469,23 @@ export class SessionHost {
       allow: this.#options.allow,
       ask: this.#options.interactive ? (request, signal) => this.#ask(request, signal) : null,
     });
+    const lease = new WriteLease({
+      db: this.#deps.db,
+      clock: this.#deps.clock,
+      projectId: runtime.session.projectId,
+      sessionId: runtime.id,
+      probe: this.#deps.probe,
+      onWait: (holder) =>
+        this.#notice(
+          "info",
+          `waiting for '${holder.title}' (process ${
+            holder.ownerPid ?? "?"
+          }) to finish writing (write lease)`,
+        ),
+    });
     return this.#factory.agent(runtime, config, {
       permissions,
+      workspace: leasedWorkspace(lease),
       limits: budgetLimits(saved.budgets, this.#options.budgetFlags),
       saved: saved.context,
       context: this.#options.context,

@@ -2,6 +2,8 @@ import { join } from "node:path";
 import type { BudgetLimits } from "../../core/agent/budget.ts";
 import type { Agent } from "../../core/agent/loop.ts";
 import { type PermissionAsker, PermissionGate } from "../../core/agent/permissions.ts";
+import { leasedWorkspace } from "../../core/peers/workspace.ts";
+import { WriteLease } from "../../core/peers/write_lease.ts";
 import { createClient, type ProviderConfig } from "../../core/providers/config.ts";
 import { AgentFactory, type ContextOverrides } from "../../core/service/agent_factory.ts";
 import { startSession } from "../../core/session/lifecycle.ts";
@@ -78,6 +80,14 @@ export async function harness(options: {
     model: config.model,
   });
   const agent = factory.agent(runtime, config, {
+    workspace: leasedWorkspace(
+      new WriteLease({
+        db,
+        clock: clock,
+        projectId: runtime.session.projectId,
+        sessionId: runtime.id,
+      }),
+    ),
     permissions: new PermissionGate({
       allow: options.allow ?? ["write", "exec"],
       ask: options.ask ?? null,

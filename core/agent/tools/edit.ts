@@ -36,7 +36,8 @@ export const editTool = defineTool({
     const after = args.replace_all
       ? before.text.split(args.old_string).join(args.new_string)
       : before.text.replace(args.old_string, () => args.new_string);
-    await Deno.writeTextFile(path.abs, after);
+    const refused = await ctx.workspace.replaceFile(path, after, before.text, ctx.signal);
+    if (refused) return toolError(refused);
     ctx.files.recordWrite(path.rel, await sha256(after));
     const diff = unifiedDiff(before.text, after, path.rel);
     const { added, removed } = diffStat(diff);

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Clock } from "../../clock.ts";
 import type { Env } from "../../home.ts";
+import type { Workspace } from "../../peers/workspace.ts";
 
 /** What a tool needs the user's leave for. */
 export type ToolPermission = "none" | "write" | "exec";
@@ -66,6 +67,8 @@ export interface ToolContext {
   /** The per-call time limit from budgets, ms, or null. */
   readonly timeoutMs: number | null;
   readonly files: FileTracker;
+  /** Writes of the shared workspace (write, edit). */
+  readonly workspace: Workspace;
   setTitle(title: string): void;
   setPlan(plan: string | null, todos: readonly Todo[]): void;
   recall(query: string, limit: number): RecallHit[];

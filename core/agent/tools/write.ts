@@ -1,4 +1,3 @@
-import { dirname } from "node:path";
 import { z } from "zod";
 import { diffStat, unifiedDiff } from "../diff.ts";
 import { currentFile, staleReason } from "./file_guard.ts";
@@ -23,8 +22,13 @@ export const writeTool = defineTool({
       const stale = staleReason(ctx, path, before.hash);
       if (stale) return toolError(stale);
     }
-    await Deno.mkdir(dirname(path.abs), { recursive: true });
-    await Deno.writeTextFile(path.abs, args.content);
+    const refused = await ctx.workspace.replaceFile(
+      path,
+      args.content,
+      before?.text ?? null,
+      ctx.signal,
+    );
+    if (refused) return toolError(refused);
     ctx.files.recordWrite(path.rel, await sha256(args.content));
     const diff = unifiedDiff(before?.text ?? null, args.content, path.rel);
     const { added, removed } = diffStat(diff);

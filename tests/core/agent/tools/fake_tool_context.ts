@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { Env } from "../../../../core/home.ts";
 import type { ToolContext } from "../../../../core/agent/tools/tool.ts";
 import { FakeClock } from "../../../support/fake_clock.ts";
@@ -19,6 +20,16 @@ export function fakeToolContext(root: string, env: Env = {}): ToolContext {
       knownHash: (rel) => known.get(rel) ?? null,
       recordRead: (read) => known.set(read.rel, read.fileHash),
       recordWrite: (rel, hash) => known.set(rel, hash),
+    },
+    // No peers here: compare and write, without a lease (the lease has its own tests).
+    workspace: {
+      async replaceFile(target, content, expected) {
+        const current = await Deno.readTextFile(target.abs).catch(() => null);
+        if (current !== expected) return `Not written: ${target.rel} changed since you read it`;
+        await Deno.mkdir(dirname(target.abs), { recursive: true });
+        await Deno.writeTextFile(target.abs, content);
+        return null;
+      },
     },
     setTitle: () => {},
     setPlan: () => {},
