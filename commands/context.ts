@@ -5,6 +5,8 @@ import { createRedactor, referencedSecretValues, secretValuesFromEnv } from "../
 import { checkTimeZone, localTimeZone } from "../core/time.ts";
 import { type Db, openDatabase } from "../core/storage/db.ts";
 import { savedReferenceValues } from "../core/storage/setting_references.ts";
+import { SettingsStore } from "../core/storage/settings.ts";
+import { priceSettings, usePricingContext } from "../core/usage/pricing_context.ts";
 import { recoverCrashed } from "../core/session/recovery.ts";
 import { colorEnabled, createStyle, type Style, unicodeEnabled } from "../tui/render/style.ts";
 import type { World } from "./world.ts";
@@ -63,6 +65,13 @@ export async function openDb(world: World): Promise<Db> {
     db.close();
     throw err;
   }
+  // Whatever prices something in this process (a run's ledger, an import) sees the saved
+  // prices and the time; the settings are read only when something is priced.
+  usePricingContext({
+    savedPrices: () =>
+      db.connection.isOpen ? priceSettings(new SettingsStore(db).all()) : new Map(),
+    now: () => world.clock.now(),
+  });
   return db;
 }
 

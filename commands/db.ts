@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import { z } from "zod";
 import { BonsaiError } from "../core/errors.ts";
 import { type Env, homeFrom } from "../core/home.ts";
+import { importLater } from "../core/modules.ts";
 import { MIN_SECRET_LENGTH } from "../core/secrets.ts";
 import { liveElsewhere } from "../core/session/liveness.ts";
 import { listBackups } from "../core/storage/backups.ts";
@@ -14,7 +15,9 @@ import {
   scrubDatabase,
   type ScrubReport,
 } from "../core/storage/scrub.ts";
-import { formatBytes, formatDateTime, formatInt } from "../tui/render/format.ts";
+import { parseTimeBound } from "../core/time.ts";
+import type { RepriceReport } from "../core/usage/reprice.ts";
+import { formatBytes, formatDateTime, formatInt, formatUsd } from "../tui/render/format.ts";
 import { renderTable } from "../tui/render/table.ts";
 import { confirmOrRefuse, openDb, parseOptions, type Ui, uiFor } from "./context.ts";
 import { EXIT } from "./exit_codes.ts";
@@ -286,4 +289,114 @@ function printScrub(
     else if (!b.clean) ui.err(`bonsai: backup '${name}' still holds the value's bytes`);
     else ui.out(`Scrubbed backup '${name}': ${formatInt(b.report?.rows ?? 0)} row(s)`);
   }
+}
+
+const RepriceOptions = z.object({
+  since: z.string().min(1).optional(),
+  unpricedOnly: z.boolean().optional(),
+  force: z.boolean().optional(),
+  json: z.boolean().optional(),
+});
+
+/**
+ * `bonsai db reprice [--since WHEN] [--unpriced-only] [--force] [--json]`: recomputes stored
+ * costs with the current price table and saved prices, and reports what changed per model.
+ */
+export async function dbReprice(world: World, raw: unknown): Promise<number> {
+  const opts = parseOptions(RepriceOptions, raw);
+  const ui = uiFor(world);
+  const now = world.clock.now();
+  const since = opts.since ? parseTimeBound(opts.since, now, ui.timeZone) : undefined;
+  // The price table loads only here: `db status` and the rest never price anything.
+  const { reprice } = await importLater<typeof import("../core/usage/reprice.ts")>(
+    new URL("../core/usage/reprice.ts", import.meta.url),
+  );
+  let report: RepriceReport;
+  {
+    using db = await openDb(world);
+    const me = { pid: world.pid, host: world.hostname };
+    report = reprice(db, {
+      since,
+      unpricedOnly: opts.unpricedOnly,
+      force: opts.force,
+      liveElsewhere: (row) => liveElsewhere(row, now, me, world.probe),
+    });
+  }
+  if (opts.json) {
+    ui.json({
+      rows: report.rows,
+      changed: report.changed,
+      newly_priced: report.newlyPriced,
+      unpriced: report.unpriced,
+      cost_before_usd: report.costBefore,
+      cost_after_usd: report.costAfter,
+      difference_usd: report.costAfter - report.costBefore,
+      live_sessions: report.liveSessions,
+      models: report.models.map((m) => ({
+        provider: m.provider,
+        model: m.model,
+        rows: m.rows,
+        changed: m.changed,
+        newly_priced: m.newlyPriced,
+        unpriced: m.unpriced,
+        cost_before_usd: m.costBefore,
+        cost_after_usd: m.costAfter,
+        difference_usd: m.costAfter - m.costBefore,
+      })),
+    });
+    return EXIT.OK;
+  }
+  printReprice(ui, report);
+  return EXIT.OK;
+}
+
+function signedUsd(usd: number): string {
+  if (usd === 0) return "$0.00";
+  return `${usd > 0 ? "+" : "-"}${formatUsd(Math.abs(usd))}`;
+}
+
+function printReprice(ui: Ui, r: RepriceReport): void {
+  if (r.liveSessions > 0) {
+    ui.err(
+      `bonsai: ${r.liveSessions} session(s) are live in other processes: rows they write now are priced as before`,
+    );
+  }
+  if (r.rows === 0) {
+    ui.out("No usage rows to reprice");
+    return;
+  }
+  ui.out(
+    `Repriced ${formatInt(r.rows)} row(s): ${formatInt(r.changed)} changed, ${
+      formatInt(r.newlyPriced)
+    } newly priced, ${formatInt(r.unpriced)} still without a price; total ${
+      formatUsd(r.costBefore)
+    } -> ${formatUsd(r.costAfter)} (${signedUsd(r.costAfter - r.costBefore)})`,
+  );
+  const shown = r.models.filter((m) => m.changed > 0 || m.unpriced > 0);
+  if (shown.length === 0) return;
+  ui.out(renderTable(
+    [
+      { header: "MODEL", paint: (t) => ui.style.cyan(t), shrink: true, min: 12 },
+      { header: "PROVIDER", drop: 1 },
+      { header: "ROWS", align: "right" },
+      { header: "CHANGED", align: "right" },
+      { header: "NEWLY PRICED", align: "right", drop: 2 },
+      { header: "UNPRICED", align: "right", drop: 3 },
+      { header: "BEFORE", align: "right" },
+      { header: "AFTER", align: "right" },
+      { header: "DIFFERENCE", align: "right" },
+    ],
+    shown.map((m) => [
+      m.model,
+      m.provider,
+      formatInt(m.rows),
+      formatInt(m.changed),
+      formatInt(m.newlyPriced),
+      formatInt(m.unpriced),
+      formatUsd(m.costBefore),
+      formatUsd(m.costAfter),
+      signedUsd(m.costAfter - m.costBefore),
+    ]),
+    { width: ui.width, style: ui.style, ascii: ui.ascii },
+  ));
 }

@@ -16,6 +16,7 @@ interface Commands {
   import: typeof import("./import.ts");
   settings: typeof import("./settings.ts");
   db: typeof import("./db.ts");
+  prices: typeof import("./prices.ts");
 }
 
 function command<K extends keyof Commands>(name: K): Promise<Commands[K]> {
@@ -255,8 +256,17 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
       run(async () => (await command("settings")).unsetSetting(world, key))()
     );
 
+  const pricesCommand = program.command("prices [model...]")
+    .description(
+      "the price of each model (USD per million tokens): saved prices, else the bundled table",
+    )
+    .option("--json", "print one JSON object")
+    .action((models: string[]) =>
+      run(async () => (await command("prices")).prices(world, models, pricesCommand.opts()))()
+    );
+
   const db = program.command("db").description(
-    "inspect, back up, restore and scrub the database",
+    "inspect, back up, restore, scrub and reprice the database",
   );
   const status = db.command("status")
     .description("path, schema version, size, counts and backups (never changes anything)")
@@ -286,6 +296,15 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
     .option("--force", "scrub even while other bonsai processes are live")
     .option("--json", "print a JSON object")
     .action(run(async () => (await command("db")).dbScrub(world, scrub.opts())));
+  const reprice = db.command("reprice")
+    .description(
+      "recompute stored costs with the current price table and saved prices",
+    )
+    .option("--since <when>", "only responses since a date (YYYY-MM-DD) or span (7d, 12m)")
+    .option("--unpriced-only", "only responses that have no price yet")
+    .option("--force", "reprice even while other bonsai processes are live")
+    .option("--json", "print a JSON object")
+    .action(run(async () => (await command("db")).dbReprice(world, reprice.opts())));
 
   return program;
 }

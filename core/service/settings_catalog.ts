@@ -10,6 +10,16 @@ import { BonsaiError } from "../errors.ts";
 import { KeyReference, PROVIDER_SETTINGS, type SavedProvider } from "../providers/config.ts";
 import type { Reasoning } from "../providers/types.ts";
 import type { SettingsStore } from "../storage/settings.ts";
+import { type SavedPrice, setSavedPrices } from "../usage/pricing_context.ts";
+import {
+  decodePrice,
+  formatPrice,
+  parsePriceText,
+  PRICE_SETTING_PREFIX,
+  priceKeyModel,
+  priceModelProblem,
+  storedPriceProblem,
+} from "../usage/user_price.ts";
 
 /** Saved setting: a verification command run after runs that changed files (A4). */
 export const VERIFY_SETTING = "verify.command";
@@ -46,6 +56,8 @@ export interface SavedSettings {
   };
   readonly verifyCommand: string | null;
   readonly selfReview: boolean;
+  /** Prices saved per model (`price.<model>`), which pricing uses before the bundled table. */
+  readonly prices: readonly SavedPrice[];
 }
 
 const problem = (schema: z.ZodType, value: unknown): string | null => {
@@ -129,7 +141,26 @@ const numeric = (
   format: (v) => format(Number(v)),
 });
 
-/** Every setting `bonsai settings` and `/settings` know. */
+/** The setting of one model's price: `price.<model>` (a pattern key, one per model). */
+function priceDef(key: string): SettingDef {
+  return {
+    key,
+    description:
+      "price of a model, USD per million tokens: input=3 output=15 [cache_read= cache_write= cache_write_1h=], or free",
+    parse(text) {
+      const r = parsePriceText(text);
+      if ("problem" in r) throw new BonsaiError("USAGE", `${key}: ${r.problem}`);
+      return r.value;
+    },
+    check: storedPriceProblem,
+    format: formatPrice,
+  };
+}
+
+/** Price keys, one per model (`price.<model>`); listed with this placeholder while none is saved. */
+export const PRICE_SETTINGS = priceDef(`${PRICE_SETTING_PREFIX}<model>`);
+
+/** Every setting with a fixed key that `bonsai settings` and `/settings` know (and PRICE_SETTINGS). */
 export const SETTINGS: readonly SettingDef[] = [
   ...BUDGET_OPTIONS.map(budget),
   choice(PROVIDER_SETTINGS.provider, "default provider", ["anthropic", "openai"]),
@@ -171,11 +202,19 @@ export const SETTINGS: readonly SettingDef[] = [
 
 /** The definition of a key; USAGE with a suggestion list for unknown keys. */
 export function settingDef(key: string): SettingDef {
+  const model = priceKeyModel(key);
+  if (model !== null) {
+    const problem = priceModelProblem(model);
+    if (problem) throw new BonsaiError("USAGE", `Setting '${key}': ${problem}`);
+    return priceDef(key);
+  }
   const def = SETTINGS.find((s) => s.key === key);
   if (!def) {
     throw new BonsaiError(
       "USAGE",
-      `Unknown setting '${key}'; known: ${SETTINGS.map((s) => s.key).join(", ")}`,
+      `Unknown setting '${key}'; known: ${
+        [...SETTINGS, PRICE_SETTINGS].map((s) => s.key).join(", ")
+      }`,
     );
   }
   return def;
@@ -202,14 +241,17 @@ export interface StoredSetting {
 /** Every known setting as stored (bad values are reported, not thrown: listings must work). */
 export function describeSettings(store: SettingsStore): StoredSetting[] {
   const saved = store.all();
-  return SETTINGS.map((def) => {
+  const stored = (def: SettingDef): StoredSetting => {
     const raw = saved.get(def.key) ?? null;
     if (raw === null) return { def, value: null, raw, problem: null };
     const why = checkStored(def, raw);
     return why === null
       ? { def, value: JSON.parse(raw), raw, problem: null }
       : { def, value: null, raw, problem: why };
-  });
+  };
+  // Price keys are one per model: the saved ones, or a placeholder row while there are none.
+  const prices = [...saved.keys()].filter((k) => priceKeyModel(k) !== null).map(priceDef);
+  return [...SETTINGS, ...(prices.length > 0 ? prices : [PRICE_SETTINGS])].map(stored);
 }
 
 function checkStored(def: SettingDef, raw: string): string | null {
@@ -271,5 +313,18 @@ export function readSettings(store: SettingsStore): SavedSettings {
     },
     verifyCommand: value<string>(VERIFY_SETTING) ?? null,
     selfReview: value<string>(SELF_REVIEW_SETTING) === "true",
+    prices: savedPrices(all),
   };
+}
+
+/**
+ * The saved prices of checked settings. Pricing (runs and imports call priceTokens) is
+ * handed them too, so a price saved in the REPL applies from the next prompt on.
+ */
+function savedPrices(all: readonly StoredSetting[]): SavedPrice[] {
+  const prices = all.filter((s) => s.value !== null && priceKeyModel(s.def.key) !== null).map((
+    s,
+  ) => ({ key: s.def.key, model: priceKeyModel(s.def.key)!, price: decodePrice(s.value) }));
+  setSavedPrices(prices);
+  return prices;
 }

@@ -1,145 +1,140 @@
-// Known models: list prices (USD per million tokens) and limits. Prices follow the
-// providers' published tables (as mirrored by LiteLLM, which ccusage also uses); 5-minute
-// cache writes cost 1.25x input, 1-hour writes 2x input, cache reads 0.1x (Anthropic).
-
-/** Prices of one model, USD per million tokens. */
-export interface ModelPrice {
-  readonly input: number;
-  readonly output: number;
-  readonly cacheWrite5m: number;
-  readonly cacheWrite1h: number;
-  readonly cacheRead: number;
-  /** Rates for the tokens of a category beyond 200k in one request (long-context models). */
-  readonly above200k?: {
-    readonly input: number;
-    readonly output: number;
-    readonly cacheWrite5m: number;
-    readonly cacheRead: number;
-  };
-}
+// Known models: prices and context windows from the bundled dataset (price_dataset.ts), plus
+// bonsai's own entries for what the dataset lacks. Those are, and only are:
+// - max output tokens (the dataset has none): MAX_OUTPUT below;
+// - the input limit of OpenAI's GPT-5 to 5.3 models, 272k, below their 400k window (the
+//   dataset gives the window; a compaction threshold must stay under the input limit);
+// - Claude Sonnet 4's long-context tier over 200k ($6 / $22.50, cache writes $7.50 / $12,
+//   reads $0.60, as Anthropic publishes it), which the dataset leaves out.
+import { type DatasetModel, datasetModel } from "./price_dataset.ts";
+import type { ModelPrice, PricePeriod } from "./rates.ts";
 
 /** A known model. */
 export interface ModelInfo {
+  /** The dataset's id for it (`claude-sonnet-4-5` for `claude-sonnet-4-5-20250929`). */
   readonly id: string;
-  readonly provider: "anthropic" | "openai";
+  /** Who authors it: `anthropic`, `openai`, `google`, `deepseek`, `mistral`, `x-ai`, ... */
+  readonly provider: string;
   readonly price: ModelPrice;
-  /** Input context window, tokens. */
-  readonly contextWindow: number;
-  readonly maxOutput: number;
+  /** Input context window, tokens; null when unknown. */
+  readonly contextWindow: number | null;
+  /** Output limit per response, tokens; null when unknown. */
+  readonly maxOutput: number | null;
 }
 
-const anthropic = (input: number, output: number, window = 200_000, maxOutput = 64_000) => ({
-  provider: "anthropic" as const,
-  price: {
-    input,
-    output,
-    cacheWrite5m: input * 1.25,
-    cacheWrite1h: input * 2,
-    cacheRead: input * 0.1,
-  },
-  contextWindow: window,
-  maxOutput,
-});
-
-const openai = (
-  input: number,
-  cached: number,
-  output: number,
-  window: number,
-  maxOutput: number,
-) => ({
-  provider: "openai" as const,
-  // OpenAI bills no cache writes; tokens it caches cost plain input.
-  price: { input, output, cacheWrite5m: input, cacheWrite1h: input, cacheRead: cached },
-  contextWindow: window,
-  maxOutput,
-});
-
-const SONNET_LONG = { input: 6, output: 22.5, cacheWrite5m: 7.5, cacheRead: 0.6 };
-
-const TABLE: Record<string, Omit<ModelInfo, "id">> = {
-  "claude-opus-5": anthropic(5, 25, 1_000_000, 128_000),
-  "claude-opus-4-8": anthropic(5, 25, 1_000_000, 128_000),
-  "claude-opus-4-7": anthropic(5, 25, 1_000_000, 128_000),
-  "claude-opus-4-6": anthropic(5, 25, 1_000_000, 128_000),
-  "claude-opus-4-5": anthropic(5, 25),
-  "claude-opus-4-1": anthropic(15, 75, 200_000, 32_000),
-  "claude-opus-4": anthropic(15, 75, 200_000, 32_000),
-  "claude-sonnet-5": anthropic(2, 10, 1_000_000, 128_000),
-  "claude-sonnet-4-6": anthropic(3, 15, 1_000_000, 64_000),
-  "claude-sonnet-4-5": {
-    ...anthropic(3, 15),
-    price: { ...anthropic(3, 15).price, above200k: SONNET_LONG },
-  },
-  "claude-sonnet-4": {
-    ...anthropic(3, 15),
-    price: { ...anthropic(3, 15).price, above200k: SONNET_LONG },
-  },
-  "claude-haiku-4-5": anthropic(1, 5),
-  "claude-3-7-sonnet": anthropic(3, 15),
-  "claude-3-5-sonnet": anthropic(3, 15, 200_000, 8_192),
-  "claude-3-5-haiku": anthropic(0.8, 4, 200_000, 8_192),
-  "claude-3-opus": anthropic(15, 75, 200_000, 4_096),
-  "claude-3-haiku": anthropic(0.25, 1.25, 200_000, 4_096),
-  "gpt-5.5": openai(2.5, 0.25, 15, 1_050_000, 128_000),
-  "gpt-5.4": openai(2.5, 0.25, 15, 1_050_000, 128_000),
-  "gpt-5.4-mini": openai(0.75, 0.075, 4.5, 400_000, 128_000),
-  "gpt-5.4-nano": openai(0.2, 0.02, 1.25, 400_000, 128_000),
-  "gpt-5.3-codex": openai(1.75, 0.175, 14, 272_000, 128_000),
-  "gpt-5.2-codex": openai(1.75, 0.175, 14, 272_000, 128_000),
-  "gpt-5.2": openai(1.75, 0.175, 14, 272_000, 128_000),
-  "gpt-5.1-codex": openai(1.25, 0.125, 10, 272_000, 128_000),
-  "gpt-5.1": openai(1.25, 0.125, 10, 272_000, 128_000),
-  "gpt-5-codex": openai(1.25, 0.125, 10, 272_000, 128_000),
-  "gpt-5": openai(1.25, 0.125, 10, 272_000, 128_000),
-  "gpt-5-mini": openai(0.25, 0.025, 2, 272_000, 128_000),
-  "gpt-5-nano": openai(0.05, 0.005, 0.4, 272_000, 128_000),
-  "gpt-4.1": openai(2, 0.5, 8, 1_047_576, 32_768),
-  "gpt-4.1-mini": openai(0.4, 0.1, 1.6, 1_047_576, 32_768),
-  "gpt-4.1-nano": openai(0.1, 0.025, 0.4, 1_047_576, 32_768),
-  "gpt-4o": openai(2.5, 1.25, 10, 128_000, 16_384),
-  "gpt-4o-2024-05-13": openai(5, 5, 15, 128_000, 4_096),
-  "gpt-4o-mini": openai(0.15, 0.075, 0.6, 128_000, 16_384),
-  "o4-mini": openai(1.1, 0.275, 4.4, 200_000, 100_000),
-  "o3-mini": openai(1.1, 0.55, 4.4, 200_000, 100_000),
-  "o3": openai(2, 0.5, 8, 200_000, 100_000),
-  "o1": openai(15, 7.5, 60, 200_000, 100_000),
+/** Max output tokens, by dataset id (the dataset has none). */
+const MAX_OUTPUT: Record<string, number> = {
+  "claude-fable-5": 128_000,
+  "claude-fable-5-1": 128_000,
+  "claude-opus-5-5": 128_000,
+  "claude-opus-5": 128_000,
+  "claude-opus-4-8": 128_000,
+  "claude-opus-4-7": 128_000,
+  "claude-opus-4-6": 128_000,
+  "claude-opus-4-5": 64_000,
+  "claude-opus-4-1": 32_000,
+  "claude-opus-4-0": 32_000,
+  "claude-sonnet-5": 128_000,
+  "claude-sonnet-4-6": 64_000,
+  "claude-sonnet-4-5": 64_000,
+  "claude-sonnet-4-0": 64_000,
+  "claude-haiku-4-5": 64_000,
+  "claude-3-7-sonnet-latest": 64_000,
+  "claude-3-5-sonnet": 8_192,
+  "claude-3-5-haiku-latest": 8_192,
+  "claude-3-opus-latest": 4_096,
+  "claude-3-haiku": 4_096,
+  "gpt-5.6-sol": 128_000,
+  "gpt-5.6-terra": 128_000,
+  "gpt-5.6-luna": 128_000,
+  "gpt-5.5": 128_000,
+  "gpt-5.4": 128_000,
+  "gpt-5.4-mini": 128_000,
+  "gpt-5.4-nano": 128_000,
+  "gpt-5.3-codex": 128_000,
+  "gpt-5.2": 128_000,
+  "gpt-5.1": 128_000,
+  "gpt-5.1-codex-mini": 128_000,
+  "gpt-5": 128_000,
+  "gpt-5-mini": 128_000,
+  "gpt-5-nano": 128_000,
+  "gpt-4.1": 32_768,
+  "gpt-4.1-mini": 32_768,
+  "gpt-4.1-nano": 32_768,
+  "gpt-4o": 16_384,
+  "gpt-4o-2024-05-13": 4_096,
+  "gpt-4o-mini": 16_384,
+  "o4-mini": 100_000,
+  "o3-mini": 100_000,
+  "o3": 100_000,
+  "o1": 100_000,
 };
 
-const KEYS = Object.keys(TABLE).sort((a, b) => b.length - a.length);
+/** Models whose input is limited below their context window. */
+const INPUT_LIMIT: Record<string, number> = {
+  "gpt-5": 272_000,
+  "gpt-5-mini": 272_000,
+  "gpt-5-nano": 272_000,
+  "gpt-5.1": 272_000,
+  "gpt-5.1-codex-mini": 272_000,
+  "gpt-5.2": 272_000,
+  "gpt-5.3-codex": 272_000,
+};
 
-/** Lower-cases and strips routing prefixes and suffixes (`anthropic/`, Bedrock, Vertex `@date`). */
-export function normaliseModelId(model: string): string {
-  const id = model.trim().toLowerCase()
-    .replace(/^[a-z0-9-]+\//, "") // openrouter/litellm "provider/"
-    .replace(/^(?:[a-z]{2}\.|global\.)?anthropic\./, "") // bedrock
-    .replace(/-v\d+:\d+$/, "")
-    .replace(/@/g, "-");
-  // Claude versions are written with dashes ("claude-3-5-sonnet"); routers use dots.
-  return id.startsWith("claude") ? id.replace(/\./g, "-") : id;
+const SONNET_4_LONG = {
+  above: 200_000,
+  input: 6,
+  output: 22.5,
+  cacheRead: 0.6,
+  cacheWrite: 7.5,
+  cacheWrite1h: 12,
+};
+
+/** Tiers the dataset lacks, added to each of the model's periods that has none. */
+const TIERS: Record<string, readonly (typeof SONNET_4_LONG)[]> = {
+  "claude-sonnet-4-0": [SONNET_4_LONG],
+};
+
+function withTiers(id: string, price: ModelPrice): ModelPrice {
+  const tiers = TIERS[id];
+  if (!tiers) return price;
+  return {
+    periods: price.periods.map((p): PricePeriod => (p.tiers.length > 0 ? p : { ...p, tiers })),
+  };
 }
+
+/** A model of the bundled table with bonsai's own additions. */
+export function catalogEntry(m: DatasetModel): ModelInfo {
+  const window = Math.min(m.contextWindow ?? Infinity, INPUT_LIMIT[m.id] ?? Infinity);
+  return {
+    id: m.id,
+    provider: m.provider,
+    price: withTiers(m.id, m.price),
+    contextWindow: Number.isFinite(window) ? window : null,
+    maxOutput: MAX_OUTPUT[m.id] ?? null,
+  };
+}
+
+const known = new Map<string, ModelInfo | null>();
 
 /**
- * The catalogue entry for a model id: exact id, then the id without a date suffix
- * (`-20250929`, `-2024-08-06`), then the longest known id it starts with at a `-`
- * boundary (`claude-sonnet-4-5-latest`). Null for unknown models.
+ * The catalogue entry for a model id as providers, routers and logs write it (dated ids such
+ * as `claude-sonnet-4-5-20250929`, `anthropic/claude-sonnet-4.5`, Bedrock and Vertex ids);
+ * null for unknown models and local ones (see datasetModel).
  */
 export function findModel(model: string): ModelInfo | null {
-  const id = normaliseModelId(model);
-  const undated = id.replace(/-(?:\d{8}|\d{4}-\d{2}-\d{2})$/, "");
-  for (const key of [id, undated]) {
-    const hit = TABLE[key];
-    if (hit) return { id: key, ...hit };
-  }
-  for (const key of KEYS) {
-    if (undated.startsWith(`${key}-`) && !/^\d/.test(undated.slice(key.length + 1))) {
-      return { id: key, ...TABLE[key]! };
-    }
-  }
-  return null;
+  if (known.has(model)) return known.get(model)!;
+  const m = datasetModel(model);
+  const result = m && catalogEntry(m);
+  if (known.size > 10_000) known.clear();
+  known.set(model, result);
+  return result;
 }
 
-/** Every known model id. */
-export function knownModels(): string[] {
-  return Object.keys(TABLE);
+/** Whether bonsai adds something of its own to this dataset model (for `bonsai prices`). */
+export function ownAdditions(id: string): string[] {
+  const out: string[] = [];
+  if (MAX_OUTPUT[id] !== undefined) out.push("max output");
+  if (INPUT_LIMIT[id] !== undefined) out.push("input limit");
+  if (TIERS[id]) out.push("long-context tier");
+  return out;
 }

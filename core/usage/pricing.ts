@@ -1,13 +1,19 @@
-import { findModel, type ModelPrice } from "./model_catalog.ts";
+import { findModel, type ModelInfo } from "./model_catalog.ts";
+import { PRICE_SOURCE } from "./price_dataset.ts";
+import { pricingNow, type SavedPrice, savedPriceFor } from "./pricing_context.ts";
+import {
+  baselineWith,
+  costWith,
+  periodAt,
+  type PricePeriod,
+  promptTokens,
+  type Rates,
+  ratesFor,
+  type TokenCounts,
+} from "./rates.ts";
+import { userRates } from "./user_price.ts";
 
-/** Token counts of one response, normalised (input excludes cache reads and writes). */
-export interface TokenCounts {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly cacheReadTokens: number;
-  readonly cacheWrite5mTokens: number;
-  readonly cacheWrite1hTokens: number;
-}
+export type { TokenCounts } from "./rates.ts";
 
 /** Cost of one response and what it would have cost without caching. Null: no known price. */
 export interface Cost {
@@ -15,39 +21,44 @@ export interface Cost {
   readonly baselineUsd: number | null;
 }
 
-const MILLION = 1_000_000;
-const TIER = 200_000;
+/** Options of priceTokens. */
+export interface PriceOptions {
+  /**
+   * When the request was made (epoch ms): picks the price in force then, for models whose
+   * price changed or differs by time of day. Default: now, as the command layer's clock
+   * tells (pricing_context.ts), else the bundled table's date.
+   */
+  readonly at?: number;
+}
+
+/** Where a model's price comes from. */
+export type PriceSourceKind = "user" | "dataset";
+
+/** The price bonsai uses for a model: a saved one, else the bundled table's, else none. */
+export type ModelPricing =
+  | { readonly kind: "user"; readonly saved: SavedPrice; readonly rates: Rates }
+  | { readonly kind: "dataset"; readonly model: ModelInfo; readonly period: PricePeriod }
+  | { readonly kind: "none" };
+
+/** The price of a model at a time: a saved price wins over the bundled table. */
+export function pricingOf(model: string, options: PriceOptions = {}): ModelPricing {
+  const saved = savedPriceFor(model);
+  if (saved) return { kind: "user", saved, rates: userRates(saved.price) };
+  const info = findModel(model);
+  if (!info) return { kind: "none" };
+  const at = options.at ?? pricingNow() ?? Date.parse(`${PRICE_SOURCE.date}T00:00:00Z`);
+  return { kind: "dataset", model: info, period: periodAt(info.price, at) };
+}
 
 /**
- * Prices tokens with the bundled table. Long-context rates apply, per token category, to the
- * tokens beyond 200k (as ccusage computes them), for models that have such rates.
+ * Prices a response's tokens: with the user's saved price for the model when there is one
+ * (a model saved as free costs exactly 0), else with the bundled table. A request whose
+ * prompt is over a model's long-context threshold is billed whole at the long-context rates,
+ * as the providers bill it. Null costs: the model has no known price.
  */
-export function priceTokens(model: string, t: TokenCounts): Cost {
-  const info = findModel(model);
-  if (!info) return { usd: null, baselineUsd: null };
-  return { usd: costWith(info.price, t), baselineUsd: baselineWith(info.price, t) };
-}
-
-function tiered(tokens: number, base: number, above: number | undefined): number {
-  if (tokens <= 0) return 0;
-  if (above !== undefined && tokens > TIER) {
-    return (TIER * base + (tokens - TIER) * above) / MILLION;
-  }
-  return (tokens * base) / MILLION;
-}
-
-function costWith(p: ModelPrice, t: TokenCounts): number {
-  const a = p.above200k;
-  return tiered(t.inputTokens, p.input, a?.input) +
-    tiered(t.outputTokens, p.output, a?.output) +
-    tiered(t.cacheWrite5mTokens, p.cacheWrite5m, a?.cacheWrite5m) +
-    tiered(t.cacheWrite1hTokens, p.cacheWrite1h, a ? a.input * 2 : undefined) +
-    tiered(t.cacheReadTokens, p.cacheRead, a?.cacheRead);
-}
-
-/** Every prompt token at the plain input rate: the no-cache baseline (U1). */
-function baselineWith(p: ModelPrice, t: TokenCounts): number {
-  const prompt = t.inputTokens + t.cacheReadTokens + t.cacheWrite5mTokens + t.cacheWrite1hTokens;
-  return tiered(prompt, p.input, p.above200k?.input) +
-    tiered(t.outputTokens, p.output, p.above200k?.output);
+export function priceTokens(model: string, t: TokenCounts, options: PriceOptions = {}): Cost {
+  const p = pricingOf(model, options);
+  if (p.kind === "none") return { usd: null, baselineUsd: null };
+  const rates = p.kind === "user" ? p.rates : ratesFor(p.period, promptTokens(t));
+  return { usd: costWith(rates, t), baselineUsd: baselineWith(rates, t) };
 }
