@@ -90,7 +90,12 @@ export async function importHistory(
         `, ${stats.duplicates} duplicates dropped` +
         (stats.malformed ? `, ${stats.malformed} malformed lines skipped` : "") +
         (stats.unknownRecords ? `, ${stats.unknownRecords} records of unknown types skipped` : "") +
-        (stats.unreadable ? `, ${stats.unreadable} unreadable files` : ""),
+        (stats.unreadable ? `, ${stats.unreadable} unreadable files` : "") +
+        (stats.forksWithoutParent
+          ? `, ${stats.forksWithoutParent} forks without their parent (copied history skipped by timing)`
+          : "") +
+        (stats.legacyRollouts ? `, ${stats.legacyRollouts} legacy rollouts (no usage)` : "") +
+        (legacySkipped(stats) ? `, ${legacySkipped(stats)}` : ""),
     );
   }
   return EXIT.OK;
@@ -105,6 +110,17 @@ function resumable(err: unknown): unknown {
   });
 }
 
+/** "2 legacy rollouts skipped (1 without messages, 1 without a start time)", or "". */
+function legacySkipped(s: ImportStats): string {
+  const n = s.legacyNoMessages + s.legacyNoTimestamp;
+  if (n === 0) return "";
+  const why = [
+    s.legacyNoMessages ? `${s.legacyNoMessages} without messages` : "",
+    s.legacyNoTimestamp ? `${s.legacyNoTimestamp} without a start time` : "",
+  ].filter(Boolean).join(", ");
+  return `${n} legacy rollouts skipped (${why})`;
+}
+
 function statsJson(s: ImportStats, durationMs: number) {
   return {
     files: s.files,
@@ -117,6 +133,9 @@ function statsJson(s: ImportStats, durationMs: number) {
     malformed: s.malformed,
     unknown_records: s.unknownRecords,
     unreadable: s.unreadable,
+    forks_without_parent: s.forksWithoutParent,
+    legacy_rollouts: s.legacyRollouts,
+    skipped_legacy: { no_messages: s.legacyNoMessages, no_timestamp: s.legacyNoTimestamp },
     duration_ms: durationMs,
   };
 }

@@ -1,11 +1,13 @@
 // Writes a deterministic synthetic Codex CLI home (rollout files in the current envelope format),
 // for testing the history importer against ccusage:
 //   deno run -A scripts/gen_codex_logs.ts --out DIR --sessions N --seed S \
-//     [--days D] [--start YYYY-MM-DD]
+//     [--days D] [--start YYYY-MM-DD] [--shapes]
 // Layout: DIR/sessions/YYYY/MM/DD/rollout-<YYYY-MM-DDThh-mm-ss>-<uuid>.jsonl (UTC). Some
 // token_count events are re-emitted (same total_token_usage, new timestamp), which ccusage 20
 // skips. Prints one JSON summary; progress goes to stderr.
 import { join } from "node:path";
+import { b64, HEX, type Usage, uuid7, words } from "./lib/codex_text.ts";
+import { writeCodexShapes } from "./lib/codex_shapes.ts";
 import { Prng } from "./lib/prng.ts";
 import { runGenerator } from "./lib/generator_cli.ts";
 
@@ -21,6 +23,12 @@ export interface CodexLogOptions {
   start?: string;
   /** Called now and then with the number of sessions written. */
   progress?: (sessions: number) => void;
+  /**
+   * Also write the shapes real histories hold (scripts/lib/codex_shapes.ts: preambles, a
+   * Windows project, plain-text exit codes, content-array outputs, forks with and without
+   * their parent, spawned sub-agents, legacy rollouts), after the ordinary sessions.
+   */
+  shapes?: boolean;
 }
 
 /** What a generation run wrote. */
@@ -33,6 +41,12 @@ export interface CodexLogResult {
   /** token_count events that repeat the previous total (ccusage 20 skips them). */
   reemits: number;
   lines: number;
+  /** With `shapes`: forks (and those without their parent), sub-agents, legacy rollouts. */
+  forks?: number;
+  forksWithoutParent?: number;
+  subagents?: number;
+  legacy?: number;
+  legacyEmpty?: number;
 }
 
 const DAY = 86_400_000;
@@ -48,23 +62,7 @@ const PROJECTS = [
 const MODELS = ["gpt-5-codex", "gpt-5-codex", "gpt-5", "gpt-5.1-codex", "gpt-5-mini"];
 const EFFORTS = ["low", "medium", "medium", "high"];
 const COMMANDS = ["ls -la", "rg -n TODO", "git status", "npm test", "cargo check", "sed -n 1,80p"];
-const WORDS = (
-  "the function returns a list of files we need to update test config parser handle error when " +
-  "input is empty check module then run build fix type import export cache value request " +
-  "response server client route handler schema query index migration component state render " +
-  "async stream buffer token session user path directory option flag command output log lint " +
-  "patch line edge case retry timeout limit loop array map key string number null default"
-).split(" ");
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 const encoder = new TextEncoder();
-
-interface Usage {
-  input_tokens: number;
-  cached_input_tokens: number;
-  output_tokens: number;
-  reasoning_output_tokens: number;
-  total_tokens: number;
-}
 
 class CodexGen {
   readonly rng: Prng;
@@ -80,37 +78,16 @@ class CodexGen {
     this.rng = rng;
   }
 
-  /** A UUID v7 whose time prefix is the session start, like Codex session ids. */
   uuid7(ms: number): string {
-    const b = this.rng.bytes(16);
-    let v = ms;
-    for (let i = 5; i >= 0; i--) {
-      b[i] = v % 256;
-      v = Math.floor(v / 256);
-    }
-    b[6] = (b[6]! & 0x0f) | 0x70;
-    b[8] = (b[8]! & 0x3f) | 0x80;
-    let s = "";
-    for (let i = 0; i < 16; i++) {
-      if (i === 4 || i === 6 || i === 8 || i === 10) s += "-";
-      s += HEX[b[i]!];
-    }
-    return s;
+    return uuid7(this.rng, ms);
   }
 
   words(min: number, max: number): string {
-    const n = this.rng.int(min, max);
-    const out: string[] = [];
-    for (let i = 0; i < n; i++) out.push(this.rng.pick(WORDS));
-    const s = out.join(" ");
-    return s[0]!.toUpperCase() + s.slice(1) + ".";
+    return words(this.rng, min, max);
   }
 
   b64(n: number): string {
-    const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let s = "";
-    for (let i = 0; i < n; i++) s += chars[Math.floor(this.rng.next() * 64)];
-    return s;
+    return b64(this.rng, n);
   }
 
   line(type: string, payload: unknown): void {
@@ -339,13 +316,28 @@ export function generateCodexLogs(options: CodexLogOptions): Promise<CodexLogRes
     gen.session(options.out, begin, days);
     if (options.progress && (i + 1) % 100 === 0) options.progress(i + 1);
   }
-  return Promise.resolve({
+  const result: CodexLogResult = {
     files: sessions,
     sessions,
     turns: gen.turns,
     tokenCounts: gen.tokenCounts,
     reemits: gen.reemits,
     lines: gen.lines,
+  };
+  if (!options.shapes) return Promise.resolve(result);
+  const s = writeCodexShapes(options.out, gen.rng, begin, days);
+  return Promise.resolve({
+    files: result.files + s.files,
+    sessions: result.sessions + s.sessions,
+    turns: result.turns + s.turns,
+    tokenCounts: result.tokenCounts + s.tokenCounts,
+    reemits: result.reemits + s.reemits,
+    lines: result.lines + s.lines,
+    forks: s.forks,
+    forksWithoutParent: s.forksWithoutParent,
+    subagents: s.subagents,
+    legacy: s.legacy,
+    legacyEmpty: s.legacyEmpty,
   });
 }
 
@@ -358,5 +350,6 @@ if (import.meta.main) {
       days: run.days,
       start: run.start,
       progress: run.progress,
-    }));
+      shapes: run.flags.shapes,
+    }), { flags: ["shapes"] });
 }

@@ -1,11 +1,12 @@
 // Claude Code transcript lines, parsed into an ImportSink. This module runs in the
 // import's parsing worker (claude_worker.ts), so it touches no database.
-import { isAbsolute } from "node:path";
 import { z } from "zod";
 import type { FileJob } from "./file_jobs.ts";
 import { importedUsage } from "./imported_usage.ts";
 import type { ImportLane, ImportSink } from "./import_writer.ts";
 import { parseJsonLine, readLineBatches } from "./jsonl_reader.ts";
+import { decodeClaudeFolder, projectPathOf } from "./project_path.ts";
+import { isWarmup, slashCommand, titleFrom, WARMUP_TITLE } from "./prompt_title.ts";
 
 // Claude Code transcripts: <config>/projects/<encoded cwd>/<session>.jsonl, subagents in
 // <session>/subagents/agent-*.jsonl (or agent-*.jsonl beside the sessions, or inline with
@@ -80,6 +81,8 @@ interface FileContext {
   readonly calls: Map<string, number>;
   /** Sessions already given a derived title. */
   readonly titled: Set<string>;
+  /** Sessions this file already proposed a fallback title for (a slash command, a sub-agent's prompt). */
+  readonly fallbacks: Set<string>;
   /** Summary lines may precede the first dated line of their session (shared by the import). */
   readonly pendingTitles: Map<string, string>;
 }
@@ -101,6 +104,7 @@ function fileContext(
     subagentFile: nested || legacyAgent,
     calls: new Map(),
     titled: new Set(),
+    fallbacks: new Set(),
     pendingTitles,
   };
 }
@@ -131,7 +135,7 @@ export function handleLine(text: string, file: FileContext, sink: ImportSink): v
     return;
   }
   const sessionId = sink.session(key, {
-    projectPath: line.cwd && isAbsolute(line.cwd) ? line.cwd : decodeFolder(file.folder),
+    projectPath: projectPathOf(line.cwd) ?? decodeClaudeFolder(file.folder),
     createdAt: at,
   });
   const title = file.pendingTitles.get(key);
@@ -162,13 +166,7 @@ function importContent(
     const externalId = `${base}#${i}`;
     if (b.type === "text" && b.text) {
       sink.message(sessionId, { role, kind: "text", text: b.text, externalId, createdAt: at });
-      if (
-        role === "user" && lane === "parent" && !line.isMeta && !file.titled.has(sessionId) &&
-        !b.text.startsWith("<")
-      ) {
-        file.titled.add(sessionId);
-        sink.title(sessionId, derivedTitle(b.text), "derived");
-      }
+      if (role === "user" && !line.isMeta) proposeTitle(b.text, sessionId, lane, file, sink);
     } else if (b.type === "thinking" && b.thinking) {
       sink.message(sessionId, {
         role: "assistant",
@@ -272,15 +270,33 @@ function resultText(content: unknown): string {
   return content === undefined ? "" : JSON.stringify(content);
 }
 
-function derivedTitle(text: string): string {
-  const line = text.split("\n").map((l) => l.trim()).find((l) => l) ?? "";
-  const flat = line.replace(/\s+/g, " ");
-  return flat.length <= 60 ? flat : `${flat.slice(0, 60).replace(/\s+\S*$/, "")}…`;
-}
-
-/** Best guess at a cwd from Claude Code's folder name ("-home-me-app" -> "/home/me/app"; lossy). */
-function decodeFolder(folder: string): string {
-  return folder.startsWith("-") ? folder.replace(/-/g, "/") : `/${folder}`;
+/**
+ * Titles a session from a user's text: the first prompt typed in the session's own lane.
+ * A session without one still gets a name: the slash command it starts with (`/init`),
+ * else a sub-agent's task, else, when all it holds are Claude Code's sub-agent warm-ups,
+ * a title that says so.
+ */
+function proposeTitle(
+  text: string,
+  sessionId: string,
+  lane: ImportLane,
+  file: FileContext,
+  sink: ImportSink,
+): void {
+  if (file.titled.has(sessionId)) return;
+  if (lane === "parent" && !text.startsWith("<")) {
+    file.titled.add(sessionId);
+    sink.title(sessionId, titleFrom(text), "derived");
+    return;
+  }
+  if (file.fallbacks.has(sessionId)) return;
+  const command = lane === "parent" ? slashCommand(text) : null;
+  if (command) sink.title(sessionId, command, "derived", 1);
+  else if (lane === "subagent" && isWarmup(text)) sink.title(sessionId, WARMUP_TITLE, "derived", 3);
+  else if (lane === "subagent" && !text.startsWith("<")) {
+    sink.title(sessionId, titleFrom(text), "derived", 2);
+  } else return;
+  file.fallbacks.add(sessionId);
 }
 
 /**

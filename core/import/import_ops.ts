@@ -16,7 +16,8 @@ import { emptyStats, type ImportStats } from "./stats.ts";
 /** One recorded sink call; sessions are named by their source key. */
 export type ImportOp =
   | readonly ["session", string, SessionInit]
-  | readonly ["title", string, string, TitleSource]
+  | readonly ["title", string, string, TitleSource, number]
+  | readonly ["model", string, string, string]
   | readonly ["message", string, ImportedMessage]
   | readonly ["usage", string, string | null, ImportedUsage]
   | readonly ["call", string, ImportedCall]
@@ -48,8 +49,12 @@ export class OpRecorder implements ImportSink {
     return key;
   }
 
-  title(key: string, title: string, source: TitleSource): void {
-    this.#ops.push(["title", key, title, source]);
+  title(key: string, title: string, source: TitleSource, fallback = 0): void {
+    this.#ops.push(["title", key, title, source, fallback]);
+  }
+
+  modelHint(key: string, provider: string, model: string): void {
+    this.#ops.push(["model", key, provider, model]);
   }
 
   message(key: string, input: ImportedMessage): void {
@@ -89,7 +94,10 @@ export function replayOps(
         sessions.set(op[1], writer.session(op[1], op[2]));
         break;
       case "title":
-        writer.title(id(op[1]), op[2], op[3]);
+        writer.title(id(op[1]), op[2], op[3], op[4]);
+        break;
+      case "model":
+        writer.modelHint(id(op[1]), op[2], op[3]);
         break;
       case "message":
         writer.message(id(op[1]), op[2]);

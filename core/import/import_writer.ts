@@ -11,7 +11,9 @@ import {
   type TitleSource,
 } from "../storage/sessions.ts";
 import { type ToolCallRecord, type ToolCallStatus, ToolCallStore } from "../storage/tool_calls.ts";
+import { storedFallback } from "./prompt_title.ts";
 import { ResponseIndex } from "./response_index.ts";
+import { SessionModels } from "./session_model.ts";
 import type { ImportStats } from "./stats.ts";
 
 /**
@@ -66,6 +68,8 @@ export interface ImportedResult {
   readonly status: ToolCallStatus;
   readonly output: string;
   readonly at: number;
+  /** The exit code the output reports, if any. */
+  readonly exitCode?: number | null;
 }
 
 /**
@@ -77,7 +81,14 @@ export interface ImportSink {
   readonly stats: ImportStats;
   /** The id under which a source session's records are queued. */
   session(key: string, init: SessionInit): string;
-  title(sessionId: string, title: string, source: TitleSource): void;
+  /**
+   * Proposes a title. `fallback` (1, 2, 3...) marks a derived title kept only while no
+   * plain derived one comes, the lower the weaker: Claude Code's slash command beats a
+   * sub-agent's prompt, which beats a warm-up.
+   */
+  title(sessionId: string, title: string, source: TitleSource, fallback?: number): void;
+  /** The model a session ran, for a session whose responses carry no usage (legacy logs). */
+  modelHint(sessionId: string, provider: string, model: string): void;
   message(sessionId: string, input: ImportedMessage): void;
   usage(sessionId: string, key: string | null, entry: ImportedUsage): void;
   toolCall(sessionId: string, call: ImportedCall): void;
@@ -94,6 +105,8 @@ interface SessionState {
   projectId: number | null;
   title: string;
   titleSource: TitleSource;
+  /** The title's strength: its source's rank, less a little for a fallback. */
+  titleRank: number;
   /** Set until the row is inserted at the next commit. */
   create: NewSession | null;
   /** The title changed and must be written. */
@@ -148,6 +161,7 @@ export class ImportWriter implements ImportSink {
   readonly #byId = new Map<string, SessionState>();
   readonly #bulkRecords: number;
   readonly #commitRecords: number;
+  readonly #models: SessionModels;
 
   constructor(
     db: Db,
@@ -166,6 +180,7 @@ export class ImportWriter implements ImportSink {
     this.#ledger = new LedgerStore(db);
     this.#tools = new ToolCallStore(db);
     this.#files = new ImportFileStore(db);
+    this.#models = new SessionModels(db);
     this.stats = stats;
     db.setCacheSize(IMPORT_CACHE_KIB);
     db.setAutoCheckpoint(IMPORT_CHECKPOINT_PAGES);
@@ -179,9 +194,10 @@ export class ImportWriter implements ImportSink {
     if (this.#queued >= this.#commitRecords || this.#queuedBytes >= COMMIT_BYTES) this.commit();
   }
 
-  /** Commits the rest and returns the connection to its everyday settings. */
+  /** Commits the rest, names each session's model, and returns the connection to its everyday settings. */
   finish(): void {
     this.commit();
+    this.#models.save((id) => this.#byId.get(id)?.fresh === true);
     // A failure below leaves everything committed; the next import builds what is missing.
     // Built unless present: dropped by this import, or by another one that may have died.
     this.#tools.buildDurationIndex();
@@ -201,6 +217,8 @@ export class ImportWriter implements ImportSink {
         projectId: stored.projectId,
         title: stored.title,
         titleSource: stored.titleSource,
+        titleRank: titleRank(stored.titleSource) -
+          (stored.titleSource === "derived" ? fallbackRank(storedFallback(stored.title)) : 0),
         create: null,
         renamed: false,
         fresh: false,
@@ -210,6 +228,7 @@ export class ImportWriter implements ImportSink {
         projectId: null,
         title: DEFAULT_TITLE,
         titleSource: "default",
+        titleRank: 0,
         create: {
           projectPath: init.projectPath,
           source: this.#source,
@@ -290,6 +309,7 @@ export class ImportWriter implements ImportSink {
         ...queued,
         status: result.status,
         result: result.output,
+        exitCode: result.exitCode ?? null,
         endedAt: result.at,
         durationMs: queued.startedAt === null ? null : Math.max(0, result.at - queued.startedAt),
       });
@@ -303,18 +323,24 @@ export class ImportWriter implements ImportSink {
   }
 
   /** Names a session (a summary beats a derived title; a user's own title is kept). */
-  title(sessionId: string, title: string, source: TitleSource): void {
+  title(sessionId: string, title: string, source: TitleSource, fallback = 0): void {
     const s = this.#byId.get(sessionId);
     if (!s) throw new Error(`title() for a session this import has not seen: ${sessionId}`);
-    const rank = (t: TitleSource) => ({ default: 0, derived: 1, import: 2, agent: 2, user: 3 })[t];
+    const rank = titleRank(source) - fallbackRank(fallback);
     if (
-      rank(source) > rank(s.titleSource) ||
+      rank > s.titleRank ||
       (source === "import" && s.titleSource === "import" && s.title !== title)
     ) {
       s.title = title || DEFAULT_TITLE;
       s.titleSource = source;
+      s.titleRank = rank;
       s.renamed = true;
     }
+  }
+
+  /** Notes the model a session ran, used when none of its turns says. */
+  modelHint(sessionId: string, provider: string, model: string): void {
+    this.#models.hint(sessionId, provider, model);
   }
 
   /** Notes how far a file has been read; written with the records read from it. */
@@ -347,6 +373,7 @@ export class ImportWriter implements ImportSink {
       this.#responses = new ResponseIndex(this.#ledger);
       this.#responses.catchUp();
     }
+    let written: LedgerEntry[] = [];
     this.#db.write(() => {
       if (goBulk) {
         this.#tools.dropDurationIndex();
@@ -398,6 +425,7 @@ export class ImportWriter implements ImportSink {
       }
       if (rows.length) this.#ledger.append(rows);
       this.stats.ledgerRows += rows.length;
+      written = rows;
       for (const [sessionId, calls] of this.#calls) {
         this.#tools.put(sessionId, [...calls.values()], { keepExisting: true });
       }
@@ -408,6 +436,7 @@ export class ImportWriter implements ImportSink {
         this.#files.put(this.#source, path, progress);
       }
     });
+    for (const r of written) this.#models.add(r.sessionId, { ...r, tokens: total(r) });
     this.#pending = new Map();
     this.#usage = new Map();
     this.#unkeyed = [];
@@ -450,6 +479,16 @@ export function total(
 ): number {
   return e.inputTokens + e.outputTokens + e.cacheReadTokens + e.cacheWrite5mTokens +
     e.cacheWrite1hTokens;
+}
+
+/** How strong a title from `source` is: a user's beats a summary, which beats a derived one. */
+function titleRank(source: TitleSource): number {
+  return { default: 0, derived: 1, import: 2, agent: 2, user: 3 }[source];
+}
+
+/** How much a fallback of weight `fallback` (1, 2, 3...) ranks below a plain derived title. */
+function fallbackRank(fallback: number): number {
+  return fallback > 0 ? 1 / (fallback + 1) : 0;
 }
 
 /** An imported lane name. */

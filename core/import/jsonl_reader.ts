@@ -95,3 +95,25 @@ export async function findFiles(dir: string, match: (name: string) => boolean): 
   await walk(dir);
   return out.sort();
 }
+
+/** The first line of a file (without its newline), or null for an empty file; reads no further than it must. */
+export function readFirstLine(path: string): string | null {
+  const file = Deno.openSync(path, { read: true });
+  try {
+    const decoder = new TextDecoder();
+    const buffer = new Uint8Array(64 << 10);
+    let head: Uint8Array = new Uint8Array(0);
+    for (;;) {
+      const n = file.readSync(buffer);
+      if (n === null || n === 0) break;
+      const end = buffer.subarray(0, n).indexOf(NEWLINE);
+      head = concat(head, buffer.subarray(0, end < 0 ? n : end));
+      if (end >= 0 || head.length > CHUNK * 4) break;
+    }
+    if (head.length === 0) return null;
+    const line = decoder.decode(head);
+    return line.endsWith("\r") ? line.slice(0, -1) : line;
+  } finally {
+    file.close();
+  }
+}

@@ -16,6 +16,17 @@ export interface ImportStats {
   /** Well-formed records of a type bonsai does not know (a newer tool version, say). */
   unknownRecords: number;
   unreadable: number;
+  /**
+   * Codex forks and spawned sub-agents whose parent rollout was not among the files: the
+   * history they copied from it is skipped by timing alone (ccusage 20's rule).
+   */
+  forksWithoutParent: number;
+  /** Codex rollouts from before the record envelope (no usage) imported as sessions. */
+  legacyRollouts: number;
+  /** Legacy rollouts skipped because they hold no message. */
+  legacyNoMessages: number;
+  /** Legacy rollouts skipped because their header has no usable start time. */
+  legacyNoTimestamp: number;
 }
 
 /** A new, empty tally. */
@@ -31,5 +42,9 @@ export function emptyStats(): ImportStats {
     malformed: 0,
     unknownRecords: 0,
     unreadable: 0,
+    forksWithoutParent: 0,
+    legacyRollouts: 0,
+    legacyNoMessages: 0,
+    legacyNoTimestamp: 0,
   };
 }

@@ -10,6 +10,8 @@ export interface GeneratorRun {
   readonly days: number;
   readonly start: string;
   readonly progress: (done: number) => void;
+  /** The generator's own boolean flags (`--NAME`), false when absent. */
+  readonly flags: Readonly<Record<string, boolean>>;
 }
 
 /** Parses the arguments, runs `generate` and prints its summary with the elapsed time. */
@@ -18,10 +20,13 @@ export async function runGenerator(
   unit: string,
   defaultCount: number,
   generate: (run: GeneratorRun) => Promise<object>,
+  extra: { readonly flags?: readonly string[] } = {},
 ): Promise<void> {
+  const flags = extra.flags ?? [];
   const { values } = parseArgs({
     args: Deno.args,
     options: {
+      ...Object.fromEntries(flags.map((f) => [f, { type: "boolean" as const, default: false }])),
       out: { type: "string" },
       [unit]: { type: "string", default: String(defaultCount) },
       seed: { type: "string", default: "1" },
@@ -33,7 +38,8 @@ export async function runGenerator(
   const out = values.out as string | undefined;
   if (!out) {
     console.error(
-      `usage: ${script} --out DIR [--${unit} N] [--seed S] [--days D] [--start YYYY-MM-DD]`,
+      `usage: ${script} --out DIR [--${unit} N] [--seed S] [--days D] [--start YYYY-MM-DD]` +
+        flags.map((f) => ` [--${f}]`).join(""),
     );
     Deno.exit(2);
   }
@@ -45,6 +51,7 @@ export async function runGenerator(
     seed: Number(values.seed),
     days: Number(values.days),
     start: String(values.start),
+    flags: Object.fromEntries(flags.map((f) => [f, values[f] === true])),
     progress: (done) =>
       Deno.stderr.writeSync(encoder.encode(`\rgenerated ${done}/${count} ${unit}`)),
   });
