@@ -17,6 +17,7 @@ interface Commands {
   settings: typeof import("./settings.ts");
   db: typeof import("./db.ts");
   prices: typeof import("./prices.ts");
+  peers: typeof import("./peers.ts");
 }
 
 function command<K extends keyof Commands>(name: K): Promise<Commands[K]> {
@@ -239,6 +240,12 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
         (await command("import")).importHistory(world, source, importCommand.opts())
       )()
     );
+
+  const peers = program.command("peers")
+    .description("the other live bonsai sessions of this project: what they do, what they claim")
+    .option("--project <path>", "the project at PATH")
+    .option("--json", "print a JSON array")
+    .action(run(async () => (await command("peers")).listPeers(world, peers.opts())));
 
   const settings = program.command("settings")
     .description("saved budget presets and defaults (flags override them for a run)")

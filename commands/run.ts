@@ -151,6 +151,12 @@ function renderEvent(ui: Ui, e: HostEvent, json: boolean): void {
     ui.err(`bonsai: ${e.message}; retrying in ${(e.delayMs / 1000).toFixed(1)}s`);
   } else if (e.type === "notice" && e.level === "warning") {
     ui.err(`bonsai: ${e.message}`);
+  } else if (e.type === "peer_message") {
+    ui.err(
+      `bonsai: ${e.kind === "wake" ? "woken by" : "message from"} '${e.fromTitle}' (${
+        e.from.slice(0, 10)
+      }): ${e.text}`,
+    );
   }
 }
 

@@ -4,6 +4,7 @@
 // client (request building, SSE parsing), storage and budgets; only the network is
 // replaced by an in-process fetch that answers at once.
 import { parseArgs } from "node:util";
+import { noPeers } from "../core/peers/peers.ts";
 import { leasedWorkspace } from "../core/peers/workspace.ts";
 import { WriteLease } from "../core/peers/write_lease.ts";
 import { PermissionGate } from "../core/agent/permissions.ts";
@@ -80,6 +81,7 @@ try {
         sessionId: runtime.id,
       }),
     ),
+    peers: noPeers,
     permissions: new PermissionGate({}),
     limits: { maxTurns: 50, sessionMaxCostUsd: 1_000_000 },
     saved: {},

@@ -153,12 +153,7 @@ function cycles(edges: Map<string, Set<string>>): string[][] {
 const FRONT_ENDS = ["tui/", "commands/run.ts", "commands/repl.ts", "commands/serve.ts", "web/"];
 const HOST_ONLY = ["core/session/", "core/storage/", "core/agent/loop.ts"];
 /** Files that must not run timers of their own: the host owns the cadence and the heartbeat. */
-const NO_TIMERS = [
-  "commands/run.ts",
-  "commands/repl.ts",
-  "tui/repl/repl.ts",
-  "tui/repl/terminal.ts",
-];
+const NO_TIMERS = ["commands/run.ts", "commands/repl.ts", "tui/repl/repl.ts"];
 
 const { all: edges, code } = await graph(sourceFiles());
 const problems: string[] = [];

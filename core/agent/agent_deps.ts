@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { Env } from "../home.ts";
+import type { PeerPort } from "../peers/peers.ts";
 import type { Workspace } from "../peers/workspace.ts";
 import type { ModelClient } from "../providers/types.ts";
 import type { SessionRuntime } from "../session/runtime.ts";
@@ -22,6 +23,13 @@ export interface AgentDeps {
   readonly root: string;
   readonly projectId: number;
   readonly recall: (query: string, limit: number) => RecallHit[];
+  /** Peers of the session (the peers tool). */
+  readonly peers: PeerPort;
+  /**
+   * Called at every turn boundary, before a model call: deliveries from peers (messages,
+   * wakes) join the context here, never between a tool call and its result.
+   */
+  readonly takeNotices?: () => void;
   /** The session's totals from the persisted ledger (called after a flush). */
   readonly sessionUsage: () => SessionUsage;
 }

@@ -128,9 +128,12 @@ export class Agent {
     return { provider: this.#config.provider, model: this.#config.model };
   }
 
-  /** Runs one prompt to the end. Never throws for provider or tool failures. */
+  /**
+   * Runs one prompt to the end; with a null prompt, goes on from the context as it stands
+   * (a wake put a note there). Never throws for provider or tool failures.
+   */
   async run(
-    prompt: string,
+    prompt: string | null,
     options: { signal: AbortSignal; onEvent?: (e: AgentEvent) => void },
   ): Promise<RunResult> {
     const { runtime, clock } = this.#deps;
@@ -142,9 +145,11 @@ export class Agent {
       emit(e);
     };
     runtime.beginRun(startedAt);
-    const userSeq = runtime.addMessage({ role: "user", text: prompt });
-    runtime.addContext({ role: "user", content: [{ type: "text", text: prompt }] }, userSeq);
-    deriveTitle(runtime, prompt);
+    if (prompt !== null) {
+      const userSeq = runtime.addMessage({ role: "user", text: prompt });
+      runtime.addContext({ role: "user", content: [{ type: "text", text: prompt }] }, userSeq);
+      deriveTitle(runtime, prompt);
+    }
     if (!runtime.hasEpisode) runtime.beginEpisode("start", null);
     runtime.flush();
     let turns = 0;
@@ -156,6 +161,8 @@ export class Agent {
           end = stopped("cancelled", null, { kind: "cancelled", message: "cancelled by the user" });
           break;
         }
+        // A turn boundary: what peers sent meanwhile joins the context here (P3).
+        this.#deps.takeNotices?.();
         const exhaustion = checkBudgets(
           this.#config.limits,
           { turns, startedAt, now: clock.now() },

@@ -6,6 +6,7 @@ import type { LedgerEntry } from "../storage/ledger.ts";
 import { ToolCallStore } from "../storage/tool_calls.ts";
 import { type VerificationRun, VerificationStore } from "../storage/verification_runs.ts";
 import { ledgerEntryFor } from "./ledger_entry.ts";
+import { noPeers } from "../peers/peers.ts";
 import { noWorkspace } from "../peers/workspace.ts";
 import { execTool } from "./tools/exec.ts";
 import type { ToolContext } from "./tools/tool.ts";
@@ -46,6 +47,7 @@ export async function verify(
     timeoutMs: timeoutMs ?? VERIFY_TIMEOUT_MS,
     files: { knownHash: () => null, recordRead: () => {}, recordWrite: () => {} },
     workspace: noWorkspace,
+    peers: noPeers,
     setTitle: () => {},
     setPlan: () => {},
     recall: () => [],
@@ -85,9 +87,18 @@ const Findings = z.array(
 const REVIEW_SYSTEM =
   `You review a coding agent's own changes before the user sees them. Look for bugs, missed edge cases, broken behaviour, security problems and leftovers (debug output, TODOs). Reply with only a JSON array of findings: [{"severity":"high"|"medium"|"low","path":"file or null","message":"what is wrong and why"}]. Reply [] when there is nothing worth reporting.`;
 
-/** The session's own diff: the diffs of its write/edit calls on the files it changed, in order. */
-export function sessionDiff(db: Db, runtime: SessionRuntime): string {
-  const changed = new Set(runtime.changedFiles.map((f) => f.path));
+/**
+ * The session's own diff: the diffs of its write/edit calls on the files it changed, in
+ * order, leaving out paths live peers changed too (P4: their edits are not this session's).
+ */
+export function sessionDiff(
+  db: Db,
+  runtime: SessionRuntime,
+  peerPaths: ReadonlySet<string> = new Set(),
+): string {
+  const changed = new Set(
+    runtime.changedFiles.map((f) => f.path).filter((p) => !peerPaths.has(p)),
+  );
   const parts: string[] = [];
   for (const call of new ToolCallStore(db).list(runtime.id)) {
     if (!call.diff || call.status !== "ok") continue;
@@ -102,9 +113,16 @@ export function sessionDiff(db: Db, runtime: SessionRuntime): string {
  * (and the raw reply when it was not the JSON asked for) with the ledger row.
  */
 export async function selfReview(
-  deps: ReviewDeps & { client: ModelClient; model: string; provider: string; projectId: number },
+  deps: ReviewDeps & {
+    client: ModelClient;
+    model: string;
+    provider: string;
+    projectId: number;
+    /** Paths live peers changed: left out of the review. */
+    peerPaths?: ReadonlySet<string>;
+  },
 ): Promise<{ run: VerificationRun; findings: Finding[]; ledger: LedgerEntry[] } | null> {
-  const diff = sessionDiff(deps.db, deps.runtime);
+  const diff = sessionDiff(deps.db, deps.runtime, deps.peerPaths);
   if (!diff) return null;
   const clipped = diff.length > REVIEW_DIFF_CHARS
     ? `${diff.slice(0, REVIEW_DIFF_CHARS)}\n[diff cut]`

@@ -283,6 +283,7 @@ export class ToolRunner {
         recordWrite: (rel, hash) => runtime.recordWrite(rel, hash, clock.now()),
       },
       workspace: this.#deps.workspace,
+      peers: this.#deps.peers,
       setTitle: (title) => {
         // A title the user chose wins over the agent's; either way it marks an episode.
         if (runtime.session.titleSource !== "user") runtime.setTitle(title, "agent");

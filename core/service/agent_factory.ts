@@ -10,6 +10,7 @@ import { systemPrompt } from "../agent/system_prompt.ts";
 import { ToolRegistry } from "../agent/tools/registry.ts";
 import type { RecallHit } from "../agent/tools/tool.ts";
 import { createClient, type ProviderConfig } from "../providers/config.ts";
+import type { PeerPort } from "../peers/peers.ts";
 import type { Workspace } from "../peers/workspace.ts";
 import type { ModelClient } from "../providers/types.ts";
 import type { SessionRuntime } from "../session/runtime.ts";
@@ -104,6 +105,10 @@ export class AgentFactory {
       permissions: PermissionGate;
       /** Writes of the shared workspace (the session's hold on the project's write lease). */
       workspace: Workspace;
+      /** The session's peers (the peers tool). */
+      peers: PeerPort;
+      /** Deliveries from peers join the context at each turn boundary through this. */
+      takeNotices?: () => void;
       limits: BudgetLimits;
       saved: SavedSettings["context"];
       context: ContextOverrides;
@@ -133,6 +138,8 @@ export class AgentFactory {
         tools: new ToolRegistry(),
         permissions: options.permissions,
         workspace: options.workspace,
+        peers: options.peers,
+        takeNotices: options.takeNotices,
         clock: this.#deps.clock,
         env: this.#deps.env,
         root,
@@ -166,6 +173,8 @@ export class AgentFactory {
       selfReview: boolean;
       toolTimeoutMs: number | null;
       signal: AbortSignal;
+      /** Paths live peers changed: self-review leaves them out. */
+      peerPaths?: ReadonlySet<string>;
     },
   ): Promise<ReviewOutcome | null> {
     if (!options.verify && !options.selfReview) return null;
@@ -192,6 +201,7 @@ export class AgentFactory {
         model: config.model,
         provider: config.provider,
         projectId: project!.id,
+        peerPaths: options.peerPaths,
       });
       if (outcome) {
         reviewed = true;

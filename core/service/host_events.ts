@@ -23,6 +23,23 @@ export type HostEvent =
     readonly message: string;
   }
   | { readonly type: "review_start"; readonly verify: string | null; readonly selfReview: boolean }
+  | {
+    /** A message or wake from a peer session arrived (it is in the transcript and context). */
+    readonly type: "peer_message";
+    readonly kind: "message" | "wake";
+    readonly from: string;
+    readonly fromTitle: string;
+    readonly text: string;
+  }
+  | {
+    /**
+     * A wake may start a turn by itself (an interactive front end calls `continueTurn()`);
+     * within the hop and rate limits of automatic wakes.
+     */
+    readonly type: "wake";
+    readonly from: string;
+    readonly hops: number;
+  }
   | { readonly type: "turn_end"; readonly outcome: TurnOutcome }
   | {
     /**

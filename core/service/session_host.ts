@@ -9,14 +9,13 @@ import {
 import { BonsaiError, isBonsaiError, messageOf } from "../errors.ts";
 import type { Ids } from "../ids.ts";
 import type { PinnedProvider, ProviderConfig, ProviderFlags } from "../providers/config.ts";
-import { leasedWorkspace } from "../peers/workspace.ts";
-import { WriteLease } from "../peers/write_lease.ts";
 import { forkUnsaved } from "../session/fork.ts";
 import { Heartbeat } from "../session/heartbeat.ts";
 import { findResumable, type Owner, resumeSession, startSession } from "../session/lifecycle.ts";
 import type { ProcessProbe } from "../session/liveness.ts";
 import { Persister, realTimers, type Timers } from "../session/persister.ts";
 import type { Plan, SessionRuntime } from "../session/runtime.ts";
+import type { PeerPort } from "../peers/peers.ts";
 import { LedgerStore, type LedgerTotals } from "../storage/ledger.ts";
 import { cleanTitle, type Session, SessionStore } from "../storage/sessions.ts";
 import { SettingsStore } from "../storage/settings.ts";
@@ -29,6 +28,7 @@ import {
   type TurnOutcome,
 } from "./end_state.ts";
 import type { HostEvent } from "./host_events.ts";
+import { PeerDesk } from "./peer_desk.ts";
 import { chooseProvider } from "./provider_choice.ts";
 import { readSettings, type SavedSettings } from "./settings_catalog.ts";
 
@@ -122,6 +122,11 @@ export class SessionHost {
   #closed = false;
   /** A takeover a timer noticed while a turn ran: the work moves to a fork when it ends. */
   #takenOver: BonsaiError | null = null;
+  /** The session's desk for its peers: the write lease, messages, wakes, claims (P2, P3). */
+  #desk: PeerDesk;
+  #inboxTimer: number | null = null;
+  /** What this session is doing, for peers (sent with the heartbeat). */
+  #activity = "idle";
 
   private constructor(deps: HostDeps, options: HostOptions, runtime: SessionRuntime) {
     this.#deps = deps;
@@ -137,9 +142,11 @@ export class SessionHost {
     this.#heartbeat = new Heartbeat(runtime, {
       clock: deps.clock,
       timers: deps.timers,
+      activity: () => this.#activity,
       onError: (err) =>
         this.#timerFailed(err, `Could not stamp the heartbeat (will retry): ${messageOf(err)}`),
     });
+    this.#desk = this.#makeDesk(runtime);
   }
 
   /**
@@ -189,6 +196,8 @@ export class SessionHost {
     if (config) host.#agent = host.#makeAgent(runtime, config);
     host.#persister.start();
     host.#heartbeat.start();
+    const timers = deps.timers ?? realTimers;
+    host.#inboxTimer = timers.setInterval(() => host.#pollInbox(), INBOX_POLL_MS);
     return host;
   }
 
@@ -230,6 +239,11 @@ export class SessionHost {
     return () => this.#listeners.delete(listener);
   }
 
+  /** The current session's peers: list, messages, wakes, claims (P3). */
+  get peers(): PeerPort {
+    return this.#desk.port;
+  }
+
   /** The status line's numbers (U3). */
   statusInfo(): StatusInfo {
     const s = this.#runtime.session;
@@ -240,7 +254,7 @@ export class SessionHost {
       tokens: t.inputTokens + t.outputTokens + t.cacheReadTokens + t.cacheWriteTokens,
       costUsd: t.costUsd,
       costFloor: t.unpricedAttempts > 0 || t.inexactAttempts > 0,
-      waitingPeers: 0,
+      waitingPeers: this.#desk.peers.waiting(),
     };
   }
 
@@ -276,7 +290,19 @@ export class SessionHost {
    * subscribers; the outcome is also returned. Provider and tool failures are outcomes, not
    * exceptions; a bad saved setting or a missing provider is a CONFIG error.
    */
-  async prompt(text: string): Promise<TurnOutcome> {
+  prompt(text: string): Promise<TurnOutcome> {
+    return this.#runTurn(text, 0);
+  }
+
+  /**
+   * Goes on from the context as it stands, without a new prompt: what an interactive front
+   * end calls on a `wake` event (a peer this session waited for has finished).
+   */
+  continueTurn(hops: number): Promise<TurnOutcome> {
+    return this.#runTurn(null, hops);
+  }
+
+  async #runTurn(text: string | null, hops: number): Promise<TurnOutcome> {
     if (this.#closed) throw new TypeError("SessionHost.prompt() after close()");
     if (this.#turn) {
       throw new BonsaiError("USAGE", "A reply is still running; wait for it or cancel it first");
@@ -306,6 +332,7 @@ export class SessionHost {
       const outcome: TurnOutcome = { result, review, cancelledBy: turn.cause };
       if (!turn.abandoned) {
         this.#last = outcome;
+        this.#desk.fireWakes(hops, result.status, result.result);
         this.#emit({ type: "turn_end", outcome });
       }
       const failure = this.#listenerFailure;
@@ -320,6 +347,7 @@ export class SessionHost {
       throw this.#divert(err, false);
     } finally {
       if (this.#turn === turn) this.#turn = null;
+      this.#activity = "idle";
       finish();
     }
   }
@@ -419,6 +447,9 @@ export class SessionHost {
     if (this.#closed) return state;
     this.#closed = true;
     await this.#settleTurn(reason === "sigterm" || reason === "sigint" ? reason : "user");
+    if (this.#inboxTimer !== null) {
+      (this.#deps.timers ?? realTimers).clearInterval(this.#inboxTimer);
+    }
     this.#heartbeat.stop();
     this.#runtime.setStatus(state.status, state.reason, state.detail);
     try {
@@ -429,6 +460,12 @@ export class SessionHost {
       this.#divert(err, true);
       this.#runtime.setStatus(state.status, state.reason, state.detail);
       this.#persister.stop();
+    }
+    // The session ends: peers waiting for it are woken too (nothing more will come).
+    try {
+      this.#desk.fireWakes(0, state.status, "");
+    } catch (err) {
+      this.#warn(`Could not wake the peers waiting for this session: ${messageOf(err)}`);
     }
     this.#dropIfEmpty(this.#runtime);
     return state;
@@ -469,23 +506,11 @@ export class SessionHost {
       allow: this.#options.allow,
       ask: this.#options.interactive ? (request, signal) => this.#ask(request, signal) : null,
     });
-    const lease = new WriteLease({
-      db: this.#deps.db,
-      clock: this.#deps.clock,
-      projectId: runtime.session.projectId,
-      sessionId: runtime.id,
-      probe: this.#deps.probe,
-      onWait: (holder) =>
-        this.#notice(
-          "info",
-          `waiting for '${holder.title}' (process ${
-            holder.ownerPid ?? "?"
-          }) to finish writing (write lease)`,
-        ),
-    });
     return this.#factory.agent(runtime, config, {
       permissions,
-      workspace: leasedWorkspace(lease),
+      workspace: this.#desk.workspace,
+      peers: this.#desk.port,
+      takeNotices: () => void this.#desk.deliver(),
       limits: budgetLimits(saved.budgets, this.#options.budgetFlags),
       saved: saved.context,
       context: this.#options.context,
@@ -514,6 +539,7 @@ export class SessionHost {
       selfReview,
       toolTimeoutMs: limits.toolTimeoutMs ?? null,
       signal,
+      peerPaths: this.#desk.peers.peerChangedPaths(),
     });
   }
 
@@ -541,9 +567,10 @@ export class SessionHost {
     }
   }
 
-  /** Makes `runtime` the current session: persistence, heartbeat and agent follow it. */
+  /** Makes `runtime` the current session: persistence, heartbeat, peers and agent follow it. */
   #adopt(runtime: SessionRuntime): void {
     this.#runtime = runtime;
+    this.#desk = this.#makeDesk(runtime);
     this.#persister.switchTo(runtime);
     this.#heartbeat.switchTo(runtime);
     this.#last = null;
@@ -622,9 +649,54 @@ export class SessionHost {
     if (runtime.lastSeq === 0) new SessionStore(this.#deps.db).forget(runtime.id);
   }
 
+  #makeDesk(runtime: SessionRuntime): PeerDesk {
+    return new PeerDesk(this.#deps, runtime, {
+      emit: (e) => this.#emit(e),
+      onLeaseWait: (holder) => {
+        this.#activity = "waiting for the write lease";
+        this.#notice("info", `waiting for ${holder} to finish writing (write lease)`);
+      },
+    });
+  }
+
+  /**
+   * Every half second: when another process committed something and no turn runs, the
+   * deliveries addressed to this session are applied (a running turn takes them at its next
+   * boundary), and a wake that may start a turn is announced to the front end.
+   */
+  #pollInbox(): void {
+    if (this.#closed || this.#turn || !this.#desk.changed()) return;
+    try {
+      for (const wake of this.#desk.deliver()) {
+        this.#emit({ type: "wake", from: wake.fromSession, hops: wake.hops });
+      }
+    } catch (err) {
+      this.#timerFailed(err, `Could not take a peer's message (will retry): ${messageOf(err)}`);
+    }
+  }
+
   #emit(event: HostEvent): void {
+    this.#track(event);
     if (this.#listeners.size === 0 && event.type === "notice") this.#unheard.push(event);
     for (const listener of this.#listeners) this.#deliver(listener, event);
+  }
+
+  /** What this session is doing, from its own events (peers see it with the heartbeat). */
+  #track(event: HostEvent): void {
+    switch (event.type) {
+      case "turn_start":
+        this.#activity = "replying";
+        break;
+      case "tool_start":
+        this.#activity = `${event.name} ${event.summary}`.slice(0, 120);
+        break;
+      case "tool_end":
+        this.#activity = "replying";
+        break;
+      case "permission_request":
+        this.#activity = "waiting for permission";
+        break;
+    }
   }
 
   #deliver(listener: (event: HostEvent) => void, event: HostEvent): void {
@@ -657,6 +729,9 @@ function takeoverMessage(taken: BonsaiError, fork: Session, old: Session): strin
     old.id.slice(0, 10)
   } once that process is done`;
 }
+
+/** How often an idle session looks for messages and wakes from peers (P3: about a second). */
+const INBOX_POLL_MS = 500;
 
 function pinnedOf(s: Session): PinnedProvider {
   return { provider: s.provider, model: s.model, reasoning: s.reasoning };

@@ -14,6 +14,7 @@ export class Heartbeat {
   readonly #clock: Clock;
   readonly #timers: Timers;
   readonly #report: FailureReport;
+  readonly #activity: () => string | null;
   #timer: number | null = null;
 
   constructor(
@@ -21,6 +22,8 @@ export class Heartbeat {
     options: {
       clock: Clock;
       timers?: Timers;
+      /** What the owner is doing, sent with each beat (peers show it). */
+      activity?: () => string | null;
       onError?: (err: unknown) => void;
       onRecovered?: () => void;
     },
@@ -28,6 +31,7 @@ export class Heartbeat {
     this.#runtime = runtime;
     this.#clock = options.clock;
     this.#timers = options.timers ?? realTimers;
+    this.#activity = options.activity ?? (() => null);
     this.#report = new FailureReport(
       options.onError ?? (() => {}),
       options.onRecovered ?? (() => {}),
@@ -49,7 +53,7 @@ export class Heartbeat {
   /** One beat; never throws. Returns whether it was stamped. */
   beat(): boolean {
     try {
-      this.#runtime.heartbeat(this.#clock.now());
+      this.#runtime.heartbeat(this.#clock.now(), this.#activity());
     } catch (err) {
       this.#report.failed(err);
       return false;

@@ -110,6 +110,15 @@ export class Db {
     }
   }
 
+  /**
+   * SQLite's data version: it changes when another connection commits. A cheap probe for
+   * "a peer wrote something" (no query of any table).
+   */
+  dataVersion(): number {
+    return (this.#conn.prepare("PRAGMA data_version").get() as { data_version: number })
+      .data_version;
+  }
+
   /** Closes the connection; the last one out checkpoints the WAL. */
   close(): void {
     this.#statements.clear();

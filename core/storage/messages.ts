@@ -211,6 +211,13 @@ export class MessageStore {
     });
   }
 
+  /** Whether the session has an entry with this external id (an applied delivery, an imported record). */
+  hasExternal(sessionId: string, externalId: string): boolean {
+    return this.#db.prepare(
+      "SELECT 1 FROM messages WHERE session_id = ? AND external_id = ? LIMIT 1",
+    ).get(sessionId, externalId) !== undefined;
+  }
+
   /**
    * Replies that were still streaming when their process ended stop as `failed` (nothing
    * will finish them). Returns how many. For boot recovery and the resume switch.

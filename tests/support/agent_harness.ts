@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { BudgetLimits } from "../../core/agent/budget.ts";
 import type { Agent } from "../../core/agent/loop.ts";
 import { type PermissionAsker, PermissionGate } from "../../core/agent/permissions.ts";
+import { noPeers } from "../../core/peers/peers.ts";
 import { leasedWorkspace } from "../../core/peers/workspace.ts";
 import { WriteLease } from "../../core/peers/write_lease.ts";
 import { createClient, type ProviderConfig } from "../../core/providers/config.ts";
@@ -88,6 +89,7 @@ export async function harness(options: {
         sessionId: runtime.id,
       }),
     ),
+    peers: noPeers,
     permissions: new PermissionGate({
       allow: options.allow ?? ["write", "exec"],
       ask: options.ask ?? null,

@@ -118,7 +118,7 @@ export async function hostHarness(options: HarnessOptions = {}) {
     {
       db,
       clock,
-      ids: testIds(clock, 3),
+      ids: testIds(clock, options.pid ?? 3),
       env,
       fetch,
       random: () => 0,

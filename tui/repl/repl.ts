@@ -22,6 +22,10 @@ export interface ReplIO {
     choices: readonly { value: string; name: string }[],
   ): Promise<string | null>;
   confirm(message: string): Promise<boolean>;
+  /** Shows the prompt again after output that came while it waited (a peer's message). */
+  reprompt?(): void;
+  /** Resolves true when a key is pressed within `ms`, false when not (live views). */
+  waitKey?(ms: number): Promise<boolean>;
 }
 
 /** What the REPL is built from. */
@@ -96,6 +100,10 @@ export class Repl implements ReplContext {
     choices: readonly { value: string; name: string }[],
   ): Promise<string | null> {
     return this.#o.io.pick(message, choices);
+  }
+
+  waitKey(ms: number): Promise<boolean> {
+    return this.#o.io.waitKey?.(ms) ?? Promise.resolve(false);
   }
 
   // --- the loop ------------------------------------------------------------------------
@@ -173,6 +181,21 @@ export class Repl implements ReplContext {
       // Try anyway: a key set since (or a fixed setting) makes it work; else the error says what to set.
       this.print(this.#o.style.dim("(no model was configured when the REPL started)\n"));
     }
+    await this.#turn(() => host.prompt(text));
+  }
+
+  /** A turn started by a wake: rendered like a prompt's, then the prompt is shown again. */
+  async #continue(hops: number): Promise<void> {
+    try {
+      await this.#turn(() => this.#o.host.continueTurn(hops));
+    } catch (err) {
+      if (!(err instanceof BonsaiError)) throw err;
+      this.print(this.#o.style.red(`${err.message}\n`));
+    }
+    this.#o.io.reprompt?.();
+  }
+
+  async #turn(run: () => Promise<TurnOutcome>): Promise<void> {
     const view = new AgentView({
       write: (t) => this.print(t),
       style: this.#o.style,
@@ -182,7 +205,7 @@ export class Repl implements ReplContext {
     });
     this.#view = view;
     try {
-      const outcome = await host.prompt(text);
+      const outcome = await run();
       view.finish();
       this.#report(outcome);
     } finally {
@@ -215,6 +238,19 @@ export class Repl implements ReplContext {
         this.print(s.dim(`${what}…\n`));
         return;
       }
+      case "peer_message": {
+        this.#view?.settle();
+        const head = e.kind === "wake" ? "woken by" : "message from";
+        this.print(
+          `${s.cyan(`${head} '${e.fromTitle}'`)} ${s.dim(`(${e.from.slice(0, 10)})`)}: ${e.text}\n`,
+        );
+        if (!this.#view) this.#o.io.reprompt?.();
+        return;
+      }
+      case "wake":
+        // A peer this session waited for is done: go on without a new prompt.
+        if (!this.#o.host.busy) void this.#continue(e.hops);
+        return;
       case "turn_end":
       case "session":
         return;

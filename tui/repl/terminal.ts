@@ -78,7 +78,24 @@ export function terminalSession(options: { style: Style }): TerminalSession {
       );
       return /^y(es)?$/i.test(answer.trim());
     },
+    reprompt: () => reprompt(),
+    waitKey(ms) {
+      if (!isTerminal) return Promise.resolve(false);
+      return new Promise<boolean>((resolve) => {
+        const done = (pressed: boolean) => {
+          clearTimeout(timer);
+          process.stdin.off("keypress", onKey);
+          if (pressed) rl.write("", { ctrl: true, name: "u" }); // the key is not input
+          resolve(pressed);
+        };
+        const onKey = () => done(true);
+        const timer = setTimeout(() => done(false), ms);
+        process.stdin.on("keypress", onKey);
+      });
+    },
   };
+  // Set by run(): shows the status line and prompt again after output between prompts.
+  let reprompt = () => {};
   let finish: (reason: QuitReason) => void = () => {};
   const done = new Promise<QuitReason>((resolve) => (finish = resolve));
   return {
@@ -95,6 +112,9 @@ export function terminalSession(options: { style: Style }): TerminalSession {
         write(`${r.statusLine()}\n`);
         rl.setPrompt(options.style.bold(options.style.green("> ")));
         rl.prompt();
+      };
+      reprompt = () => {
+        if (!working) prompt();
       };
       const pump = async () => {
         while (queue.length > 0 && !ended) {

@@ -23,6 +23,8 @@ export interface ReplContext {
     message: string,
     choices: readonly { value: string; name: string }[],
   ): Promise<string | null>;
+  /** Waits up to `ms` for a key; true when one was pressed (live views; false without a terminal). */
+  waitKey(ms: number): Promise<boolean>;
   /** Every slash command, for /help. */
   readonly commands: readonly SlashCommand[];
 }

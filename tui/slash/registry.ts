@@ -8,6 +8,7 @@ import {
   settingsCommand,
   usageCommand,
 } from "./info_commands.ts";
+import { claimsCommand, peersCommand } from "./peer_commands.ts";
 import {
   clearCommand,
   forgetCommand,
@@ -36,6 +37,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   usageCommand,
   ctxCommand,
   settingsCommand,
+  peersCommand,
+  claimsCommand,
   quitCommand,
 ];
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { diffStat, unifiedDiff } from "../diff.ts";
+import { claimNote } from "./claims_note.ts";
 import { currentFile, staleReason } from "./file_guard.ts";
 import { confine } from "./paths.ts";
 import { defineTool, sha256, toolError } from "./tool.ts";
@@ -41,13 +42,14 @@ export const editTool = defineTool({
     ctx.files.recordWrite(path.rel, await sha256(after));
     const diff = unifiedDiff(before.text, after, path.rel);
     const { added, removed } = diffStat(diff);
+    const claimed = claimNote(ctx, path.rel);
     return {
       output: `Edited ${path.rel}: ${count} replacement${
         count > 1 ? "s" : ""
-      } (+${added} -${removed})`,
+      } (+${added} -${removed})${claimed?.note ?? ""}`,
       isError: false,
       diff,
-      summary: `+${added} -${removed}`,
+      summary: `+${added} -${removed}${claimed ? ` · claimed by ${claimed.who}` : ""}`,
     };
   },
 });

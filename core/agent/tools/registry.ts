@@ -3,6 +3,7 @@ import { editTool } from "./edit.ts";
 import { execTool } from "./exec.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
+import { peersTool } from "./peers_tool.ts";
 import { inputJsonSchema } from "./json_schema.ts";
 import { readTool } from "./read.ts";
 import { recallTool, setSessionTitleTool, todoWriteTool } from "./session_tools.ts";
@@ -20,6 +21,7 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   setSessionTitleTool,
   todoWriteTool,
   recallTool,
+  peersTool,
 ] as unknown as readonly Tool[];
 
 /** The tools of a run, by name, with the JSON Schemas sent to the model. */

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Clock } from "../../clock.ts";
 import type { Env } from "../../home.ts";
+import type { PeerPort } from "../../peers/peers.ts";
 import type { Workspace } from "../../peers/workspace.ts";
 
 /** What a tool needs the user's leave for. */
@@ -69,6 +70,8 @@ export interface ToolContext {
   readonly files: FileTracker;
   /** Writes of the shared workspace (write, edit). */
   readonly workspace: Workspace;
+  /** The session's peers (the peers tool; who claims what write and edit touch). */
+  readonly peers: PeerPort;
   setTitle(title: string): void;
   setPlan(plan: string | null, todos: readonly Todo[]): void;
   recall(query: string, limit: number): RecallHit[];

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { diffStat, unifiedDiff } from "../diff.ts";
+import { claimNote } from "./claims_note.ts";
 import { currentFile, staleReason } from "./file_guard.ts";
 import { confine } from "./paths.ts";
 import { defineTool, sha256, toolError } from "./tool.ts";
@@ -33,11 +34,14 @@ export const writeTool = defineTool({
     const diff = unifiedDiff(before?.text ?? null, args.content, path.rel);
     const { added, removed } = diffStat(diff);
     const verb = before ? "Updated" : "Created";
+    const claimed = claimNote(ctx, path.rel);
     return {
-      output: `${verb} ${path.rel} (+${added} -${removed})`,
+      output: `${verb} ${path.rel} (+${added} -${removed})${claimed?.note ?? ""}`,
       isError: false,
       diff,
-      summary: `${verb.toLowerCase()} +${added} -${removed}`,
+      summary: `${verb.toLowerCase()} +${added} -${removed}${
+        claimed ? ` · claimed by ${claimed.who}` : ""
+      }`,
     };
   },
 });

@@ -235,6 +235,28 @@ const EXPECTED: Record<string, unknown> = {
     ],
     "additionalProperties": false,
   },
+  "peers": {
+    "type": "object",
+    "properties": {
+      "action": {
+        "type": "string",
+        "enum": ["list", "send", "wait", "claim", "release", "claims"],
+      },
+      "to": { "type": "string", "minLength": 1 },
+      "text": { "type": "string" },
+      "session": { "type": "string", "minLength": 1 },
+      "path": { "type": "string", "minLength": 1 },
+      "note": { "type": "string", "maxLength": 500 },
+      "minutes": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 1440,
+        "description": "claim length, default 60",
+      },
+    },
+    "required": ["action"],
+    "additionalProperties": false,
+  },
 };
 
 Deno.test("every built-in tool sends exactly its expected input schema", () => {

@@ -18,7 +18,11 @@ async function until(check: () => boolean, what: string): Promise<void> {
 
 Deno.test("SessionHost: the heartbeat beats every 3 s with the active time; after a crash only time up to the last heartbeat counts", async () => {
   await using h = await hostHarness();
-  assert.deepEqual([...h.timers.periods].sort(), [3000, 500], "a 500 ms flush and a 3 s heartbeat");
+  assert.deepEqual(
+    [...h.timers.periods].sort(),
+    [3000, 500, 500],
+    "a 500 ms flush, a 3 s heartbeat and a 500 ms look for peers' messages",
+  );
   h.server.anthropic({
     events: anthropic.reply({ text: "a long answer" }),
     hangAfter: 4, // the first piece of text, then silence

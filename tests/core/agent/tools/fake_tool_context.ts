@@ -1,5 +1,6 @@
 import { dirname } from "node:path";
 import type { Env } from "../../../../core/home.ts";
+import { noPeers } from "../../../../core/peers/peers.ts";
 import type { ToolContext } from "../../../../core/agent/tools/tool.ts";
 import { FakeClock } from "../../../support/fake_clock.ts";
 
@@ -31,6 +32,7 @@ export function fakeToolContext(root: string, env: Env = {}): ToolContext {
         return null;
       },
     },
+    peers: noPeers,
     setTitle: () => {},
     setPlan: () => {},
     recall: () => [],
