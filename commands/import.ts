@@ -5,6 +5,7 @@ import { claudeRoots, importClaudeCode } from "../core/import/claude_code.ts";
 import { codexRoots, importCodex } from "../core/import/codex.ts";
 import type { ImportStats } from "../core/import/stats.ts";
 import { STORAGE_FAILURE_CODES } from "../core/storage/storage_errors.ts";
+import { allSavedPrices } from "../core/usage/pricing_context.ts";
 import { openDb, parseOptions, uiFor } from "./context.ts";
 import { EXIT } from "./exit_codes.ts";
 import type { World } from "./world.ts";
@@ -50,6 +51,9 @@ export async function importHistory(
     );
   }
   using db = await openDb(world);
+  // A saved price that cannot be used stops the import before it writes anything, not at
+  // the first row it would price.
+  allSavedPrices();
   const showProgress = world.stderr.isTerminal && !opts.json;
   const started = world.clock.now();
   let lastDraw = 0;

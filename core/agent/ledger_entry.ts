@@ -21,7 +21,7 @@ export function ledgerEntryFor(
 ): LedgerEntry {
   const u = record.usage;
   const prompt = u.inputTokens + u.cacheReadTokens + u.cacheWrite5mTokens + u.cacheWrite1hTokens;
-  const cost = priceTokens(record.model, u);
+  const cost = priceTokens(record.model, u, { at: record.startedAt });
   return {
     sessionId: meta.sessionId,
     projectId: meta.projectId,

@@ -11,6 +11,7 @@ import { ImportWriter } from "./import_writer.ts";
 import { parseClaudeFiles } from "./claude_lines.ts";
 import { findFiles } from "./jsonl_reader.ts";
 import { emptyStats, type ImportStats } from "./stats.ts";
+import { allSavedPrices } from "../usage/pricing_context.ts";
 
 /** Where Claude Code keeps its data: CLAUDE_CONFIG_DIR (comma-separated), else ~/.claude and ~/.config/claude. */
 export function claudeRoots(env: Env): string[] {
@@ -144,7 +145,7 @@ async function parseInWorker(
           resolve(false);
         } else fail(new Error(`Reading Claude Code logs failed: ${event.message}`));
       };
-      send({ kind: "start", jobs });
+      send({ kind: "start", jobs, prices: allSavedPrices() });
     });
   } finally {
     worker.terminate();

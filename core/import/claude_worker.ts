@@ -5,6 +5,7 @@ import { parseClaudeFiles } from "./claude_lines.ts";
 import { IN_FLIGHT_BYTES, type ParseReply, type ParseRequest } from "./claude_jobs.ts";
 import type { FileJob } from "./file_jobs.ts";
 import { OpRecorder } from "./import_ops.ts";
+import { setSavedPrices } from "../usage/pricing_context.ts";
 
 const scope = self as unknown as {
   postMessage(message: ParseReply): void;
@@ -21,6 +22,7 @@ scope.onmessage = (event) => {
     wake?.();
     wake = null;
   } else {
+    setSavedPrices(request.prices);
     parse(request.jobs).catch((err) =>
       scope.postMessage({
         kind: "error",

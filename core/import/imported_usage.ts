@@ -21,7 +21,9 @@ export interface ImportedResponse {
  * usage, and none of the live-run telemetry (latency, prefix, cache prediction).
  */
 export function importedUsage(r: ImportedResponse): ImportedUsage {
-  const cost = r.billed === false ? { usd: 0, baselineUsd: 0 } : priceTokens(r.model, r.tokens);
+  const cost = r.billed === false
+    ? { usd: 0, baselineUsd: 0 }
+    : priceTokens(r.model, r.tokens, { at: r.createdAt });
   return {
     lane: r.lane,
     provider: r.provider,

@@ -102,7 +102,7 @@ export class SessionModels {
       for (const c of changes) {
         const s = sessions.find(c.id);
         if (!s || (s.provider === c.provider && s.model === c.model)) continue;
-        sessions.saveMeta(c.id, { ...s, provider: c.provider, model: c.model });
+        sessions.setModel(c.id, c.provider, c.model);
       }
     });
   }

@@ -343,6 +343,11 @@ export class SessionStore {
     ]);
   }
 
+  /** Sets the provider and model a session is listed with (imports: its most used model). */
+  setModel(id: string, provider: string, model: string): void {
+    this.#update(id, "provider = ?, model = ?", [provider, model]);
+  }
+
   /** Writes the mutable fields a live process keeps in memory (the persister's meta group). */
   saveMeta(id: string, meta: SessionMeta): void {
     const r = this.#db.redactor;

@@ -5,7 +5,8 @@ import { LedgerStore } from "../../core/storage/ledger.ts";
 import { SessionStore } from "../../core/storage/sessions.ts";
 import { SettingsStore } from "../../core/storage/settings.ts";
 import { PRICE_SOURCE } from "../../core/usage/price_dataset.ts";
-import { usePricingContext } from "../../core/usage/pricing_context.ts";
+import { priceSettings, usePricingContext } from "../../core/usage/pricing_context.ts";
+import { importClaudeCode } from "../../core/import/claude_code.ts";
 import { openTestDb, testIds } from "../support/db.ts";
 import { baseEnv, runBonsai } from "../support/bonsai_process.ts";
 import { LoopbackServer } from "../support/loopback_server.ts";
@@ -286,10 +287,8 @@ Deno.test("a headless run prices with saved prices: a free local model costs exa
   ]);
 });
 
-Deno.test("an import prices with saved prices before the table", async () => {
-  await using dir = await tempDir();
-  const home = join(dir.path, "home");
-  const logs = join(dir.path, "claude");
+/** A Claude Code log of one Sonnet 4.5 and one Haiku 4.5 response, under `logs`. */
+async function twoModelLog(logs: string): Promise<void> {
   const project = join(logs, "projects", "-work-app");
   await Deno.mkdir(project, { recursive: true });
   const line = (id: string, model: string) =>
@@ -315,6 +314,18 @@ Deno.test("an import prices with saved prices before the table", async () => {
       "\n",
     ),
   );
+}
+
+const SAVED_SONNET = [
+  ["claude-haiku-4-5-20251001", (1_000 * 1 + 100 * 5) / 1e6],
+  ["claude-sonnet-4-5-20250929", (1_000 * 1 + 100 * 1) / 1e6],
+];
+
+Deno.test("an import prices with saved prices before the table", async () => {
+  await using dir = await tempDir();
+  const home = join(dir.path, "home");
+  const logs = join(dir.path, "claude");
+  await twoModelLog(logs);
   try {
     const set = testWorld({ home });
     assert.equal(
@@ -333,8 +344,45 @@ Deno.test("an import prices with saved prices before the table", async () => {
   const conn = new DatabaseSync(join(home, "bonsai.db"), { readOnly: true });
   const rows = conn.prepare("SELECT model, cost_usd FROM ledger ORDER BY model").all();
   conn.close();
-  assert.deepEqual(rows.map((r) => [r.model, Number(r.cost_usd)]), [
-    ["claude-haiku-4-5-20251001", (1_000 * 1 + 100 * 5) / 1e6],
-    ["claude-sonnet-4-5-20250929", (1_000 * 1 + 100 * 1) / 1e6],
-  ]);
+  assert.deepEqual(rows.map((r) => [r.model, Number(r.cost_usd)]), SAVED_SONNET);
+});
+
+Deno.test("an import parsed on a worker thread (big histories) prices with saved prices too", async () => {
+  await using dir = await tempDir();
+  const logs = join(dir.path, "claude");
+  await twoModelLog(logs);
+  const { db, ids } = await openTestDb(join(dir.path, "home"));
+  try {
+    new SettingsStore(db).set("price.claude-sonnet-4-5", JSON.stringify({ input: 1, output: 1 }));
+    usePricingContext({ savedPrices: () => priceSettings(new SettingsStore(db).all()) });
+    await importClaudeCode({ db, ids, roots: [logs], parallel: true });
+    const rows = db.prepare("SELECT model, cost_usd FROM ledger ORDER BY model").all();
+    assert.deepEqual(rows.map((r) => [r.model, Number(r.cost_usd)]), SAVED_SONNET);
+  } finally {
+    usePricingContext(null);
+    db.close();
+  }
+});
+
+Deno.test("a bad saved price stops an import before it writes anything", async () => {
+  await using dir = await tempDir();
+  const home = join(dir.path, "home");
+  const logs = join(dir.path, "claude");
+  await twoModelLog(logs);
+  const { db } = await openTestDb(home);
+  new SettingsStore(db).set("price.claude-sonnet-4-5", JSON.stringify({ input: "three" }));
+  db.close();
+  try {
+    const imp = testWorld({ home });
+    assert.equal(await cli(imp.world, "import", "claude-code", "--path", logs), 2);
+    assert.match(imp.stderr.text, /price\.claude-sonnet-4-5.*bonsai settings unset/);
+    assert.equal(imp.stderr.text.trim().split("\n").length, 1, imp.stderr.text);
+  } finally {
+    usePricingContext(null);
+  }
+  const conn = new DatabaseSync(join(home, "bonsai.db"), { readOnly: true });
+  const counted = (table: string) =>
+    (conn.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  assert.deepEqual([counted("sessions"), counted("ledger"), counted("import_files")], [0, 0, 0]);
+  conn.close();
 });

@@ -231,6 +231,12 @@ Deno.test("Repl: Tab completes commands, session ids and setting keys", async ()
   assert.deepEqual(h.repl.complete("/re")[0], ["/resume"]);
   assert.deepEqual(h.repl.complete("/se")[0].sort(), ["/search", "/sessions", "/settings"]);
   assert.deepEqual(h.repl.complete("/settings budget.max_t")[0], ["/settings budget.max_turns"]);
+  assert.deepEqual(h.repl.complete("/settings pri")[0], ["/settings price."]);
+  await h.repl.handle("/settings price.llama3.2");
+  assert.match(h.io.take(), /price\.llama3\.2 = \(not set\)/);
+  await h.repl.handle("/settings price.llama3.2 free");
+  assert.match(h.io.take(), /Saved price\.llama3\.2/);
+  assert.deepEqual(h.repl.complete("/settings price.l")[0], ["/settings price.llama3.2"]);
   h.server.anthropic({ events: anthropic.reply({ text: "x" }) });
   await h.repl.handle("hello");
   const id = h.host.session.id;

@@ -1,5 +1,6 @@
 import { BonsaiError } from "../../core/errors.ts";
 import { settingDef, SETTINGS, shownValue } from "../../core/service/settings_catalog.ts";
+import { PRICE_SETTING_PREFIX } from "../../core/usage/user_price.ts";
 import { parseTimeBound } from "../../core/time.ts";
 import { type Tab, TABS } from "../../core/usage/dashboard.ts";
 import { renderContext } from "../render/ctx_report.ts";
@@ -101,8 +102,8 @@ export const settingsCommand: SlashCommand = {
     }
     const def = settingDef(key);
     if (rest.length === 0) {
-      const stored = all.find((s) => s.def.key === key)!;
-      ctx.print(`${key} = ${stored.raw === null ? "(not set)" : shown(stored)}\n`);
+      const stored = all.find((s) => s.def.key === key);
+      ctx.print(`${key} = ${!stored || stored.raw === null ? "(not set)" : shown(stored)}\n`);
     } else if (rest.length === 1 && ["off", "unset", "none"].includes(rest[0]!)) {
       ctx.admin.unsetSetting(key);
       ctx.print(`Removed ${key}.\n`);
@@ -112,8 +113,14 @@ export const settingsCommand: SlashCommand = {
     }
     return Promise.resolve();
   },
-  complete(_ctx, partial) {
-    return SETTINGS.map((s) => s.key).filter((k) => k.startsWith(partial));
+  complete(ctx, partial) {
+    // Fixed keys, saved prices, and the prefix to type a new one (`price.<model>`).
+    const keys = new Set([
+      ...SETTINGS.map((s) => s.key),
+      ...ctx.admin.describeSettings().map((s) => s.def.key).filter((k) => !k.includes("<")),
+      PRICE_SETTING_PREFIX,
+    ]);
+    return [...keys].filter((k) => k.startsWith(partial));
   },
 };
 

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { findModel } from "../../../core/usage/model_catalog.ts";
 import { PRICE_SOURCE } from "../../../core/usage/price_dataset.ts";
 import { priceTokens, type TokenCounts } from "../../../core/usage/pricing.ts";
+import { ledgerEntryFor } from "../../../core/agent/ledger_entry.ts";
+import { importedUsage } from "../../../core/import/imported_usage.ts";
 
 const tokens = (t: Partial<TokenCounts>): TokenCounts => ({
   inputTokens: 0,
@@ -222,4 +224,38 @@ Deno.test("findModel() keeps context windows from the table and bonsai's own lim
   assert.equal(findModel("gpt-5.5")!.contextWindow, 1_000_000);
   assert.equal(findModel("gpt-5.5")!.maxOutput, 128_000);
   assert.equal(findModel("gemini-2.5-pro")!.contextWindow, null);
+});
+
+Deno.test("a live response and an imported one are priced at the price in force when they happened", () => {
+  // o3 cost $10 per million input tokens until 2025-06-10, then $2.
+  const before = Date.parse("2025-05-01T12:00:00Z");
+  const after = Date.parse("2025-07-01T12:00:00Z");
+  const usage = {
+    inputTokens: 1_000_000,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWrite5mTokens: 0,
+    cacheWrite1hTokens: 0,
+    reasoningTokens: 0,
+    exact: true,
+  };
+  const live = (startedAt: number) =>
+    ledgerEntryFor({
+      attempt: 1,
+      requestId: null,
+      responseId: null,
+      model: "o3",
+      usage,
+      outputChars: 0,
+      stopReason: "end_turn",
+      failure: null,
+      startedAt,
+      latencyMs: 1,
+      ttftMs: null,
+    }, { sessionId: "s", projectId: 1, lane: "parent", provider: "openai" }).costUsd;
+  const imported = (createdAt: number) =>
+    importedUsage({ lane: "parent", provider: "openai", model: "o3", tokens: usage, createdAt })
+      .costUsd;
+  assert.deepEqual([live(before), live(after)], [10, 2]);
+  assert.deepEqual([imported(before), imported(after)], [10, 2]);
 });
