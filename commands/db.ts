@@ -4,7 +4,7 @@ import { BonsaiError } from "../core/errors.ts";
 import { type Env, homeFrom } from "../core/home.ts";
 import { importLater } from "../core/modules.ts";
 import { MIN_SECRET_LENGTH } from "../core/secrets.ts";
-import { liveElsewhere } from "../core/session/liveness.ts";
+import { liveElsewhere, ownerAlive } from "../core/session/liveness.ts";
 import { listBackups } from "../core/storage/backups.ts";
 import { inspectDatabase } from "../core/storage/inspect.ts";
 import { restoreBackup } from "../core/storage/restore.ts";
@@ -150,6 +150,11 @@ export async function dbRestore(world: World, name: string, raw: unknown): Promi
     force: opts.force,
     liveElsewhere: (row) =>
       liveElsewhere(row, world.clock.now(), { pid: world.pid, host: world.hostname }, world.probe),
+    // A forced restore still waits for a peer's write in progress (the project's write lease).
+    leaseHeld: (holder) => {
+      const now = world.clock.now();
+      return holder.expiresAt > now && ownerAlive(holder, now, world.probe);
+    },
   });
   if (result.safetyBackup) ui.err(`Backed up the replaced database to '${result.safetyBackup}'`);
   if (result.movedAside) ui.err(`Moved the unreadable database aside to '${result.movedAside}'`);
