@@ -3,7 +3,7 @@ import { basename, dirname, join } from "node:path";
 import type { Clock } from "../clock.ts";
 import type { Home } from "../home.ts";
 import { BonsaiError, messageOf } from "../errors.ts";
-import { ensurePrivateDir, ensurePrivateFile, tighten } from "./files.ts";
+import { ensurePrivateDir, ensurePrivateFile, removeDatabaseFiles, tighten } from "./files.ts";
 import { describeStorageError } from "./storage_errors.ts";
 
 /** A backup file in `$BONSAI_HOME/backups`. */
@@ -46,7 +46,7 @@ export async function takeBackup(
   } catch (err) {
     // Described before the partial copy goes, so a full disk is seen as the copy left it.
     const described = describeStorageError(err, home.dir);
-    removeQuietly(partial);
+    removeDatabaseFiles(partial);
     if (described !== err) throw described;
     throw new BonsaiError("BACKUP_FAILED", `Cannot back up the database: ${messageOf(err)}`, {
       cause: err,
@@ -152,15 +152,5 @@ function exists(path: string): boolean {
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return false;
     throw err;
-  }
-}
-
-function removeQuietly(path: string): void {
-  for (const p of [path, `${path}-journal`, `${path}-wal`, `${path}-shm`]) {
-    try {
-      Deno.removeSync(p);
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
-    }
   }
 }

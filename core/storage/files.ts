@@ -96,10 +96,15 @@ export function probeWrite(dir: string): unknown {
 /** A page: enough that a full file system refuses it. */
 const PROBE_BYTES = 4096;
 
-function removeIfPresent(path: string): void {
+export function removeIfPresent(path: string): void {
   try {
     Deno.removeSync(path);
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
+}
+
+/** Removes a database file and the journal, WAL and shared-memory files beside it. */
+export function removeDatabaseFiles(path: string): void {
+  for (const suffix of ["", "-journal", "-wal", "-shm"]) removeIfPresent(path + suffix);
 }

@@ -13,7 +13,7 @@ import {
 import type { DatabaseSync as Connection } from "node:sqlite";
 import { connect } from "./connection.ts";
 import { sleep } from "../abort.ts";
-import { ensurePrivateDir, ensurePrivateFile, hardenHome } from "./files.ts";
+import { ensurePrivateDir, ensurePrivateFile, hardenHome, removeDatabaseFiles } from "./files.ts";
 import { latestVersion } from "./migrate.ts";
 import { describeDatabaseError, STORAGE_FAILURE_CODES } from "./storage_errors.ts";
 import { type ActiveSessionRow, activeSessions } from "./sessions.ts";
@@ -268,13 +268,7 @@ async function copyFenced(
     }
     await copyBackupInto(temp, home.dbPath);
   } finally {
-    for (const suffix of ["", "-wal", "-shm", "-journal"]) {
-      try {
-        Deno.removeSync(temp + suffix);
-      } catch (err) {
-        if (!(err instanceof Deno.errors.NotFound)) throw err;
-      }
-    }
+    removeDatabaseFiles(temp);
   }
 }
 
