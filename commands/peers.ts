@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BonsaiError } from "../core/errors.ts";
 import { livePeers } from "../core/peers/peers.ts";
 import { findProjectRoot } from "../core/project_root.ts";
 import { renderPeers } from "../tui/render/peers_table.ts";
@@ -11,12 +12,23 @@ const PeersOptions = z.object({
   json: z.boolean().optional(),
 });
 
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** `bonsai peers [--project PATH] [--json]`: the live bonsai sessions of a project (P1, P4). */
 export async function listPeers(world: World, raw: unknown): Promise<number> {
   const opts = parseOptions(PeersOptions, raw);
   const ui = uiFor(world);
+  if (opts.project !== undefined && !isDirectory(opts.project)) {
+    throw new BonsaiError("USAGE", `--project: '${opts.project}' is not a directory`);
+  }
   using db = await openDb(world);
   const now = world.clock.now();
   const peers = livePeers(db, {

@@ -8,7 +8,7 @@ import { Persister } from "../core/session/persister.ts";
 import { SessionStore } from "../core/storage/sessions.ts";
 import { Corpus } from "./lib/corpus.ts";
 import { Prng } from "./lib/prng.ts";
-import { benchSession, progress, stats } from "./lib/bench_util.ts";
+import { benchSession, fillSession, progress, stats, timeFlushes } from "./lib/bench_util.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -20,32 +20,8 @@ try {
   const { db, ids, owner, runtime } = await benchSession(dir);
   const corpus = new Corpus(new Prng(7));
   progress(`building a ${total}-message session ...`);
-  for (let i = 0; i < total; i++) {
-    const role = i % 2 === 0 ? "user" : "assistant";
-    const text = corpus.message(200);
-    const seq = runtime.addMessage({ role, text });
-    runtime.addContext({ role, content: [{ type: "text", text }] }, seq);
-    if (i % 500 === 499) runtime.flush();
-  }
-  runtime.flush();
-
-  // As in the REPL: flushes do not checkpoint; the heartbeat (every 3 s) does.
-  db.setAutoCheckpoint(0);
-  db.checkpoint();
-  const flush: number[] = [];
-  let lastCheckpoint = performance.now();
-  for (let i = 0; i < 2000; i++) {
-    if (performance.now() - lastCheckpoint > 3000) {
-      db.checkpoint();
-      lastCheckpoint = performance.now();
-    }
-    const text = corpus.message(200);
-    const t = performance.now();
-    const seq = runtime.addMessage({ role: "user", text });
-    runtime.addContext({ role: "user", content: [{ type: "text", text }] }, seq);
-    runtime.flush();
-    flush.push(performance.now() - t);
-  }
+  fillSession(runtime, total, corpus);
+  const flush = timeFlushes(db, runtime, corpus, 2000);
 
   const persister = new Persister(runtime);
   const idle: number[] = [];

@@ -77,7 +77,11 @@ export function livePeers(
   db: Db,
   input: { projectPath: string; me: string | null; now: number; probe?: ProcessProbe },
 ): PeerInfo[] {
-  const sessions = new SessionStore(db).list({ projectPath: input.projectPath, source: "bonsai" })
+  const sessions = new SessionStore(db).list({
+    projectPath: input.projectPath,
+    source: "bonsai",
+    active: true,
+  })
     .filter((s) => s.id !== input.me && ownerAlive(s, input.now, input.probe));
   if (sessions.length === 0) return [];
   const projectId = sessions[0]!.projectId;

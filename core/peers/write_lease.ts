@@ -9,8 +9,8 @@ import { type LeaseHolder, LeaseStore } from "../storage/leases.ts";
 export const LEASE_TTL_MS = 30_000;
 /** Longest a mutation waits for the lease before giving up. */
 export const LEASE_WAIT_MS = 60_000;
-/** How often a waiter looks again. */
-const POLL_MS = 50;
+/** How often a waiter looks again (a read; it writes only to take a lease that is free). */
+const POLL_MS = 10;
 
 /** What a session's write lease needs. */
 export interface WriteLeaseDeps {
@@ -56,12 +56,17 @@ export class WriteLease {
     try {
       for (;;) {
         const now = clock.now();
-        const got = this.#store.tryAcquire(
+        const held = (h: LeaseHolder) =>
+          h.sessionId !== sessionId && h.expiresAt > now && ownerAlive(h, now, this.#deps.probe);
+        // Waiters look without writing; only a lease that looks free is tried for (in one
+        // transaction that looks again), so waiting costs the holder nothing.
+        const seen = this.#store.current(projectId);
+        const got = seen && held(seen) ? { holder: seen } : this.#store.tryAcquire(
           projectId,
           sessionId,
           now,
           this.#ttl,
-          (h) => h.expiresAt > now && ownerAlive(h, now, this.#deps.probe),
+          held,
         );
         if ("token" in got) return got.token;
         if (told !== got.holder.token) {

@@ -30,6 +30,8 @@ export type HostEvent =
     readonly from: string;
     readonly fromTitle: string;
     readonly text: string;
+    /** A wake that starts a turn by itself: a `wake` event follows (the session was idle). */
+    readonly startsTurn: boolean;
   }
   | {
     /**

@@ -9,6 +9,13 @@ import type { MailItem } from "../storage/mailbox.ts";
 import { MessageStore } from "../storage/messages.ts";
 import type { HostEvent } from "./host_events.ts";
 
+/**
+ * Where a delivery is: listed as due, leased, acknowledged and applied (both inside the
+ * effect's transaction, not yet committed), committed. A trace hook sees each; the crash
+ * tests stop a consumer at each one and kill it.
+ */
+export type DeliveryPhase = "due" | "leased" | "acknowledged" | "applied" | "committed";
+
 /** How much of a finished turn's answer a wake carries. */
 const WAKE_SUMMARY_CHARS = 2_000;
 
@@ -26,6 +33,7 @@ export class PeerDesk {
   readonly #clock: Clock;
   readonly #runtime: SessionRuntime;
   readonly #emit: (event: HostEvent) => void;
+  readonly #trace: (phase: DeliveryPhase, item: MailItem) => void;
   /** Deliveries applied by this process (a rolled-back effect may still be in memory). */
   readonly #applied = new Set<number>();
   #seenVersion = -1;
@@ -33,12 +41,17 @@ export class PeerDesk {
   constructor(
     deps: { db: Db; clock: Clock; probe?: ProcessProbe },
     runtime: SessionRuntime,
-    hooks: { emit: (event: HostEvent) => void; onLeaseWait: (holder: string) => void },
+    hooks: {
+      emit: (event: HostEvent) => void;
+      onLeaseWait: (holder: string) => void;
+      onDelivery?: (phase: DeliveryPhase, item: MailItem) => void;
+    },
   ) {
     this.#db = deps.db;
     this.#clock = deps.clock;
     this.#runtime = runtime;
     this.#emit = hooks.emit;
+    this.#trace = hooks.onDelivery ?? (() => {});
     const session = runtime.session;
     this.lease = new WriteLease({
       db: deps.db,
@@ -74,24 +87,32 @@ export class PeerDesk {
   /**
    * Applies every delivery due to this session: a message or a wake becomes a note in the
    * transcript and a marked user message in the context, acknowledged in the transaction
-   * that writes them. Returns the wakes that may start a turn by themselves.
+   * that writes them. Returns the wakes that may start a turn by themselves: when `idle`,
+   * the host starts one for each (between turns, the running turn takes them in).
    */
-  deliver(): MailItem[] {
-    const wakes: MailItem[] = [];
+  deliver(idle: boolean): MailItem[] {
+    const woken: MailItem[] = [];
     for (const item of this.peers.due()) {
       let applied = false;
-      this.peers.take(item, (ack) => (applied = this.#apply(item, ack)));
+      this.#trace("due", item);
+      this.peers.take(item, (ack) => {
+        this.#trace("leased", item);
+        applied = this.#apply(item, ack);
+      });
       if (!applied) continue;
+      this.#trace("committed", item);
+      const wakes = this.peers.mayAutoWake(item);
       this.#emit({
         type: "peer_message",
         kind: item.kind,
         from: item.fromSession,
         fromTitle: item.fromTitle,
         text: item.body,
+        startsTurn: idle && wakes,
       });
-      if (this.peers.mayAutoWake(item)) wakes.push(item);
+      if (wakes) woken.push(item);
     }
-    return wakes;
+    return woken;
   }
 
   /** The session's turn is over: wakes registered on it fire, with its answer. */
@@ -113,6 +134,7 @@ export class PeerDesk {
     const external = `mail:${item.id}`;
     return runtime.write(() => {
       if (!ack()) return false;
+      this.#trace("acknowledged", item);
       // Applied before (this process, or one that crashed after saving it): only acknowledge.
       if (
         this.#applied.has(item.id) || new MessageStore(this.#db).hasExternal(runtime.id, external)
@@ -134,6 +156,7 @@ export class PeerDesk {
         : `[Message from peer session ${from}, another bonsai process in this project — not from the user] ${item.body}`;
       runtime.addContext({ role: "user", content: [{ type: "text", text: marked }] }, seq);
       runtime.flush();
+      this.#trace("applied", item);
       return true;
     });
   }

@@ -510,7 +510,7 @@ export class SessionHost {
       permissions,
       workspace: this.#desk.workspace,
       peers: this.#desk.port,
-      takeNotices: () => void this.#desk.deliver(),
+      takeNotices: () => void this.#desk.deliver(false),
       limits: budgetLimits(saved.budgets, this.#options.budgetFlags),
       saved: saved.context,
       context: this.#options.context,
@@ -667,7 +667,7 @@ export class SessionHost {
   #pollInbox(): void {
     if (this.#closed || this.#turn || !this.#desk.changed()) return;
     try {
-      for (const wake of this.#desk.deliver()) {
+      for (const wake of this.#desk.deliver(true)) {
         this.#emit({ type: "wake", from: wake.fromSession, hops: wake.hops });
       }
     } catch (err) {

@@ -3,6 +3,7 @@ import { BonsaiError } from "../errors.ts";
 import type { Db } from "../storage/db.ts";
 import { BackgroundTaskStore } from "../storage/background_tasks.ts";
 import { type Session, SessionStore } from "../storage/sessions.ts";
+import { MailboxStore } from "../storage/mailbox.ts";
 import { MessageStore } from "../storage/messages.ts";
 import { ToolCallStore } from "../storage/tool_calls.ts";
 import { liveElsewhere, type ProcessId, type ProcessProbe } from "./liveness.ts";
@@ -121,6 +122,7 @@ export function resumeSession(
     new BackgroundTaskStore(db).markLost(session.id, now);
     new ToolCallStore(db).markLost(session.id, lostAt, lostResult);
     new MessageStore(db).settleStreaming(session.id);
+    new MailboxStore(db).releaseLeases(session.id);
     runtime.takeOver(owner, now);
     answerOpenToolCalls(db, runtime, lostAt);
     runtime.flush();

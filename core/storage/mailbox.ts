@@ -114,6 +114,16 @@ export class MailboxStore {
   }
 
   /**
+   * Frees the deliveries `consumer` leased and did not acknowledge. For a session taken over:
+   * its old owner is fenced out (it can acknowledge nothing), so they need not run out.
+   */
+  releaseLeases(consumer: string): void {
+    this.#db.prepare(
+      "UPDATE deliveries SET lease_until = NULL WHERE consumer = ? AND acked_at IS NULL AND lease_until IS NOT NULL",
+    ).run(consumer);
+  }
+
+  /**
    * Acknowledges a delivery; false when it was acknowledged already. Run it in the
    * transaction that applies the delivery's effect, so both happen or neither does.
    */

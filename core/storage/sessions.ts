@@ -149,6 +149,8 @@ export interface ListSessionsOptions {
   readonly projectPath?: string;
   /** Only sessions from this source (bonsai's own, or imported). */
   readonly source?: SessionSource;
+  /** Only sessions marked active (owned by a process, live or not: liveness decides). */
+  readonly active?: boolean;
   readonly limit?: number;
 }
 
@@ -297,6 +299,7 @@ export class SessionStore {
       where.push("s.source = ?");
       params.push(options.source);
     }
+    if (options.active) where.push("s.status = 'active'");
     const limit = options.limit !== undefined
       ? ` LIMIT ${Math.max(0, Math.floor(options.limit))}`
       : "";

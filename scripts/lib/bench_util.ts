@@ -5,7 +5,9 @@ import { homeAt } from "../../core/home.ts";
 import { cryptoRandom, ulidSource } from "../../core/ids.ts";
 import { createRedactor } from "../../core/secrets.ts";
 import { startSession } from "../../core/session/lifecycle.ts";
-import { openDatabase } from "../../core/storage/db.ts";
+import { type Db, openDatabase } from "../../core/storage/db.ts";
+import type { SessionRuntime } from "../../core/session/runtime.ts";
+import type { Corpus } from "./corpus.ts";
 
 /** The repository root. */
 export const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
@@ -87,4 +89,48 @@ export async function benchSession(dir: string) {
   const owner = { pid: Deno.pid, host: "bench" };
   const runtime = startSession(db, ids, { projectPath: dir, owner });
   return { db, ids, owner, runtime };
+}
+
+/**
+ * Fills a session with `total` messages of ~200 characters (alternating user and assistant,
+ * each with its context item), flushed every 500 as a long REPL session would be.
+ */
+export function fillSession(runtime: SessionRuntime, total: number, corpus: Corpus): void {
+  for (let i = 0; i < total; i++) {
+    const role = i % 2 === 0 ? "user" : "assistant";
+    const text = corpus.message(200);
+    const seq = runtime.addMessage({ role, text });
+    runtime.addContext({ role, content: [{ type: "text", text }] }, seq);
+    if (i % 500 === 499) runtime.flush();
+  }
+  runtime.flush();
+}
+
+/**
+ * Times `count` flushes of one new message each (fenced by the session's epoch, as every
+ * flush is), as in the REPL: flushes do not checkpoint; a checkpoint runs every 3 s.
+ */
+export function timeFlushes(
+  db: Db,
+  runtime: SessionRuntime,
+  corpus: Corpus,
+  count: number,
+): number[] {
+  db.setAutoCheckpoint(0);
+  db.checkpoint();
+  const samples: number[] = [];
+  let lastCheckpoint = performance.now();
+  for (let i = 0; i < count; i++) {
+    if (performance.now() - lastCheckpoint > 3000) {
+      db.checkpoint();
+      lastCheckpoint = performance.now();
+    }
+    const text = corpus.message(200);
+    const t = performance.now();
+    const seq = runtime.addMessage({ role: "user", text });
+    runtime.addContext({ role: "user", content: [{ type: "text", text }] }, seq);
+    runtime.flush();
+    samples.push(performance.now() - t);
+  }
+  return samples;
 }

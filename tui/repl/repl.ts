@@ -22,8 +22,13 @@ export interface ReplIO {
     choices: readonly { value: string; name: string }[],
   ): Promise<string | null>;
   confirm(message: string): Promise<boolean>;
-  /** Shows the prompt again after output that came while it waited (a peer's message). */
+  /** Shows the prompt again after output that came while it waited (a wake's turn). */
   reprompt?(): void;
+  /**
+   * Shows text that arrived while the prompt waits (a peer's message): the status line and
+   * prompt give way to it, and are drawn again below it, with what was typed, when `prompt`.
+   */
+  notify?(text: string, prompt: boolean): void;
   /** Resolves true when a key is pressed within `ms`, false when not (live views). */
   waitKey?(ms: number): Promise<boolean>;
 }
@@ -241,10 +246,11 @@ export class Repl implements ReplContext {
       case "peer_message": {
         this.#view?.settle();
         const head = e.kind === "wake" ? "woken by" : "message from";
-        this.print(
-          `${s.cyan(`${head} '${e.fromTitle}'`)} ${s.dim(`(${e.from.slice(0, 10)})`)}: ${e.text}\n`,
-        );
-        if (!this.#view) this.#o.io.reprompt?.();
+        const line = `${s.cyan(`${head} '${e.fromTitle}'`)} ${
+          s.dim(`(${e.from.slice(0, 10)})`)
+        }: ${e.text}\n`;
+        if (this.#view || !this.#o.io.notify) this.print(line);
+        else this.#o.io.notify(line, !e.startsTurn);
         return;
       }
       case "wake":

@@ -79,13 +79,29 @@ export function terminalSession(options: { style: Style }): TerminalSession {
       return /^y(es)?$/i.test(answer.trim());
     },
     reprompt: () => reprompt(),
+    notify(text, again) {
+      if (isTerminal && promptShown) {
+        // The status line and the prompt are the last two lines: the text takes their place.
+        readline.cursorTo(process.stdout, 0);
+        readline.moveCursor(process.stdout, 0, -1);
+        readline.clearScreenDown(process.stdout);
+        promptShown = false;
+      }
+      write(text);
+      if (again) reprompt();
+    },
     waitKey(ms) {
       if (!isTerminal) return Promise.resolve(false);
       return new Promise<boolean>((resolve) => {
         const done = (pressed: boolean) => {
           clearTimeout(timer);
           process.stdin.off("keypress", onKey);
-          if (pressed) rl.write("", { ctrl: true, name: "u" }); // the key is not input
+          if (pressed) {
+            rl.write("", { ctrl: true, name: "u" }); // the key is not input
+            // Erasing it drew the prompt again: the line is the command's output's again.
+            readline.cursorTo(process.stdout, 0);
+            readline.clearLine(process.stdout, 0);
+          }
           resolve(pressed);
         };
         const onKey = () => done(true);
@@ -96,6 +112,8 @@ export function terminalSession(options: { style: Style }): TerminalSession {
   };
   // Set by run(): shows the status line and prompt again after output between prompts.
   let reprompt = () => {};
+  /** The status line and prompt are the last lines on screen, waiting for input. */
+  let promptShown = false;
   let finish: (reason: QuitReason) => void = () => {};
   const done = new Promise<QuitReason>((resolve) => (finish = resolve));
   return {
@@ -111,7 +129,8 @@ export function terminalSession(options: { style: Style }): TerminalSession {
         if (ended || inputClosed) return;
         write(`${r.statusLine()}\n`);
         rl.setPrompt(options.style.bold(options.style.green("> ")));
-        rl.prompt();
+        rl.prompt(true); // keeps what was typed before the prompt was drawn again
+        promptShown = true;
       };
       reprompt = () => {
         if (!working) prompt();
@@ -128,6 +147,7 @@ export function terminalSession(options: { style: Style }): TerminalSession {
         prompt();
       };
       onLine = (line: string) => {
+        promptShown = false;
         queue.push(line);
         if (!working) working = pump().finally(() => (working = null));
       };

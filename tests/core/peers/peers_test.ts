@@ -49,6 +49,7 @@ Deno.test("peers: a message reaches an idle peer once, as a note in its transcri
   b.timers.fire();
   b.timers.fire();
   assert.deepEqual(messagesOf(p.events), ["please leave src/db.ts to me"], "shown once");
+  assert.equal(p.events.some((e) => e.type === "peer_message" && e.startsTurn), false);
   const notes = b.rows<{ text: string }>(
     "SELECT text FROM messages WHERE session_id = ? AND kind = 'notice'",
     b.host.session.id,
@@ -135,6 +136,13 @@ Deno.test("peers: a wake fires once when the peer's turn ends, may start a turn,
   b.timers.fire();
   const wakes = p.events.filter((e) => e.type === "wake");
   assert.equal(wakes.length, 1, "woken once");
+  assert.deepEqual(
+    p.events.filter((e) => e.type === "peer_message").map((e) =>
+      e.type === "peer_message" && e.startsTurn
+    ),
+    [true],
+    "the front end is told a turn follows (it does not draw its prompt in between)",
+  );
   assert.match(messagesOf(p.events)[0]!, /finished its turn \(completed\): the migration is done/);
   // The woken session goes on from its context, without a new prompt.
   b.server.anthropic({ events: anthropic.reply({ text: "picking it up" }) });
