@@ -22,6 +22,7 @@ const world: World = {
   fetch: globalThis.fetch.bind(globalThis),
   version: config.version,
   random: Math.random,
+  randomBytes: cryptoRandom,
   probe: (pid, host) => {
     // Only this host's processes can be checked, and only where /proc exists.
     if (host !== Deno.hostname() || Deno.build.os !== "linux") return null;

@@ -21,6 +21,9 @@ export function exitCodeFor(code: ErrorCode): number {
     case "USAGE":
     case "CONFIRMATION_REQUIRED":
     case "CONFIG":
+    case "BAD_REQUEST":
+    case "BODY_TOO_LARGE":
+    case "UNAUTHENTICATED":
       return EXIT.USAGE;
     case "NOT_FOUND":
     case "AMBIGUOUS_ID":
@@ -41,6 +44,8 @@ export function exitCodeFor(code: ErrorCode): number {
     case "LEASE_LOST":
     case "SESSION_TAKEN":
     case "LEASE_BUSY":
+    case "FILES_CHANGED":
+    case "SESSION_BUSY":
       return EXIT.CONFLICT;
     case "BUDGET_EXHAUSTED":
       return EXIT.BUDGET_EXHAUSTED;
@@ -50,6 +55,7 @@ export function exitCodeFor(code: ErrorCode): number {
       return EXIT.CANCELLED;
     case "IO":
     case "INTERNAL":
+    case "TOO_MANY_REQUESTS":
       return EXIT.FAILURE;
   }
 }

@@ -18,6 +18,9 @@ interface Commands {
   db: typeof import("./db.ts");
   prices: typeof import("./prices.ts");
   peers: typeof import("./peers.ts");
+  export: typeof import("./export.ts");
+  serve: typeof import("./serve.ts");
+  tokens: typeof import("./tokens.ts");
 }
 
 function command<K extends keyof Commands>(name: K): Promise<Commands[K]> {
@@ -196,6 +199,60 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
     .option("-y, --yes", "do not ask for confirmation")
     .action((id: string) =>
       run(async () => (await command("sessions")).forgetSession(world, id, forget.opts()))()
+    );
+
+  const exportCommand = program.command("export <id>")
+    .description(
+      "write a session as Markdown to <project>/对话/<date>-<title>-<id8>.md (any unique id prefix)",
+    )
+    .option("--out <dir>", "write into DIR instead (created if needed)")
+    .option("--stdout", "print the Markdown instead of writing a file")
+    .option("--full", "keep long tool outputs, arguments and diffs whole (default: start and end)")
+    .option("--json", "print one JSON object: path, messages, bytes (with --stdout: also markdown)")
+    .action((id: string) =>
+      run(async () => (await command("export")).exportMarkdown(world, id, exportCommand.opts()))()
+    );
+
+  const serveCommand = program.command("serve")
+    .description("serve the session API over HTTP (loopback by default), behind login")
+    .option("--host <address>", "address to listen on (default 127.0.0.1; others print a warning)")
+    .option("--port <n>", "port to listen on (default 7420; 0 lets the system choose)")
+    .option("--allow <kinds>", "run write and/or exec tools without asking (write,exec)")
+    .option("--allow-all", "run every tool without asking")
+    .option("--json", "print one line {url, host, port} once listening")
+    .option("--set-password", "set the login password (read from the terminal) and exit")
+    .option("--remove-password", "remove the login password and exit (tokens still work)")
+    .action(run(async () => (await command("serve")).serve(world, serveCommand.opts())));
+
+  const tokens = program.command("tokens")
+    .description("bearer tokens for bonsai serve: create, list, revoke");
+  const tokenCreate = tokens.command("create")
+    .description("create a token (shown once; stored only as a hash)")
+    .option("--name <name>", "what the token is for")
+    .option("--json", "print one JSON object: id, name, token")
+    .action(run(async () => (await command("tokens")).createToken(world, tokenCreate.opts())));
+  const tokenList = tokens.command("list")
+    .description("list tokens: id, name, created, last used (never the tokens)")
+    .option("--json", "print a JSON array")
+    .action(run(async () => (await command("tokens")).listTokens(world, tokenList.opts())));
+  tokens.command("revoke <id>")
+    .description("revoke a token at once (any unique id prefix)")
+    .action((id: string) => run(async () => (await command("tokens")).revokeToken(world, id))());
+
+  const rewind = sessions.command("rewind <id>")
+    .description(
+      "roll a session back to before one of its prompts; the rest moves to a new linked session",
+    )
+    .requiredOption(
+      "--to <seq>",
+      "the user prompt to go back to before (its seq, as `sessions show --json` lists it)",
+    )
+    .option("--files", "also revert what this session's write and edit calls changed since")
+    .option("--force", "revert files even if they changed since bonsai wrote them")
+    .option("-y, --yes", "do not ask for confirmation")
+    .option("--json", "print one JSON object: what moved, the linked session, files, exec calls")
+    .action((id: string) =>
+      run(async () => (await command("sessions")).rewindSession(world, id, rewind.opts()))()
     );
 
   const search = program.command("search <query...>")

@@ -3,6 +3,7 @@ import { BonsaiError } from "../core/errors.ts";
 import { findProjectRoot } from "../core/project_root.ts";
 import { compileQuery, isSearchable } from "../core/storage/search_query.ts";
 import { type SearchHit, searchMessages } from "../core/storage/search.ts";
+import { searchHitJson } from "../core/session/session_json.ts";
 import { parseTimeBound } from "../core/time.ts";
 import { formatDateTime } from "../tui/render/format.ts";
 import type { Style } from "../tui/render/style.ts";
@@ -40,7 +41,7 @@ export async function search(
     limit: opts.limit,
   });
   if (opts.json) {
-    ui.json(hits.map(hitJson));
+    ui.json(hits.map(searchHitJson));
     return EXIT.OK;
   }
   if (hits.length === 0) {
@@ -59,20 +60,6 @@ export async function search(
     ui.out(`${head}\n  ${highlight(hit, style)}\n`);
   }
   return EXIT.OK;
-}
-
-function hitJson(hit: SearchHit): Record<string, unknown> {
-  return {
-    session_id: hit.sessionId,
-    session_title: hit.sessionTitle,
-    project_path: hit.projectPath,
-    role: hit.role,
-    seq: hit.seq,
-    snippet: hit.snippet,
-    highlights: hit.highlights,
-    created_at: new Date(hit.createdAt).toISOString(),
-    score: hit.score,
-  };
 }
 
 /** The snippet with matches in bold yellow, or between asterisks without colour. */

@@ -208,3 +208,5 @@ function statusColor(ui: Ui, status: string): string {
   if (status.startsWith("budget")) return style.yellow(status);
   return style.dim(status);
 }
+
+export { rewindSession } from "./sessions_rewind.ts";

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { findProjectRoot } from "../core/project_root.ts";
 import { oneOf } from "../core/schema.ts";
 import { ProjectStore } from "../core/storage/projects.ts";
-import { checkTimeZone, parseTimeBound } from "../core/time.ts";
+import { checkTimeZone, parseTimeBound, parseUntilBound } from "../core/time.ts";
 import { buildDashboard, TABS } from "../core/usage/dashboard.ts";
-import { tabJson } from "../core/usage/dashboard_json.ts";
+import { dashboardJson } from "../core/usage/dashboard_json.ts";
 import { renderUsageTab, type UsageLook } from "../tui/render/usage_report.ts";
 import { openDb, parseOptions, uiFor } from "./context.ts";
 import { EXIT } from "./exit_codes.ts";
@@ -33,11 +33,7 @@ export async function usage(
   const timeZone = opts.tz ? checkTimeZone(opts.tz) : ui.timeZone;
   const now = world.clock.now();
   const since = opts.since ? parseTimeBound(opts.since, now, timeZone) : undefined;
-  // A date given for --until includes that whole day.
-  const until = opts.until
-    ? parseTimeBound(opts.until, now, timeZone) +
-      (/^\d{4}-\d{2}-\d{2}$/.test(opts.until.trim()) ? 86_400_000 : 0)
-    : undefined;
+  const until = opts.until ? parseUntilBound(opts.until, now, timeZone) : undefined;
   using db = await openDb(world);
   let projectId: number | undefined;
   if (opts.project) projectId = new ProjectStore(db).find(findProjectRoot(opts.project))?.id ?? -1;
@@ -47,11 +43,7 @@ export async function usage(
     breakdown: opts.breakdown,
   });
   if (opts.json) {
-    ui.json(
-      tab
-        ? tabJson[tab](dashboard[tab] as never)
-        : Object.fromEntries(TABS.map((t) => [t, tabJson[t](dashboard[t] as never)])),
-    );
+    ui.json(dashboardJson(dashboard, tab));
     return EXIT.OK;
   }
   const look: UsageLook = { style: ui.style, width: ui.width, ascii: ui.ascii, timeZone, now };

@@ -1,6 +1,6 @@
 import type { Clock } from "../core/clock.ts";
 import type { Env } from "../core/home.ts";
-import type { Ids } from "../core/ids.ts";
+import type { Ids, RandomBytes } from "../core/ids.ts";
 import type { ProcessProbe } from "../core/session/liveness.ts";
 import type { Prompter, TextSink } from "../tui/terminal.ts";
 
@@ -21,6 +21,8 @@ export interface World {
   readonly version: string;
   /** In [0, 1), for backoff jitter. */
   readonly random: () => number;
+  /** Secret random bytes (tokens, salts, login cookies). */
+  readonly randomBytes: RandomBytes;
   /** Whether a process of this host is still running (null: cannot tell). */
   readonly probe: ProcessProbe;
 }

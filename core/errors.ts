@@ -19,10 +19,16 @@ export type ErrorCode =
   | "LEASE_LOST" // fencing token no longer current
   | "SESSION_TAKEN" // another process took the session over (its epoch moved on)
   | "LEASE_BUSY" // the project's write lease stayed with another process
+  | "FILES_CHANGED" // files a rewind would revert changed since bonsai wrote them
   | "CONFIG" // provider or setting misconfigured
   | "PROVIDER" // provider failed after retries
   | "BUDGET_EXHAUSTED"
   | "CANCELLED"
+  | "BAD_REQUEST" // an HTTP request the API cannot take (bad JSON, a wrong field)
+  | "BODY_TOO_LARGE" // an HTTP body over the limit
+  | "UNAUTHENTICATED" // no valid token, cookie or password
+  | "TOO_MANY_REQUESTS" // too many failed logins from one client
+  | "SESSION_BUSY" // a turn already runs in the session
   | "IO"
   | "INTERNAL";
 

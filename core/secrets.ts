@@ -38,6 +38,7 @@ const PATTERNS: readonly Pattern[] = [
     labelled: true,
   },
   { name: "slack-token", regex: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { name: "bonsai-token", regex: /\bbonsai_[A-Za-z0-9_-]{40,}/g },
   { name: "google-api-key", regex: /\bAIza[0-9A-Za-z_-]{35}\b/g },
   { name: "stripe-key", regex: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{20,}/g },
   { name: "jwt", regex: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}/g },
@@ -54,7 +55,7 @@ const PATTERNS: readonly Pattern[] = [
  * is clean, and one scan of it spares a dozen (most text is clean).
  */
 const ANY_PATTERN =
-  /PRIVATE KEY|sk-|gh[pousr]_|github_pat_|AKIA|ASIA|ABIA|ACCA|aws_secret_access_key|SecretAccessKey|xox[abposr]-|AIza|k_live_|k_test_|eyJ|bearer|api-key|authorization/i;
+  /PRIVATE KEY|sk-|gh[pousr]_|github_pat_|AKIA|ASIA|ABIA|ACCA|aws_secret_access_key|SecretAccessKey|xox[abposr]-|bonsai_|AIza|k_live_|k_test_|eyJ|bearer|api-key|authorization/i;
 
 /**
  * Parts of an environment variable's name that mark its value as secret, anywhere in the

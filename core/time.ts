@@ -136,6 +136,12 @@ export function localDate(ms: number, timeZone: string): string {
   return `${p.year}-${String(p.month).padStart(2, "0")}-${String(p.day).padStart(2, "0")}`;
 }
 
+/** An `--until` bound: a plain date includes that whole day. */
+export function parseUntilBound(text: string, now: number, timeZone: string): number {
+  return parseTimeBound(text, now, timeZone) +
+    (/^\d{4}-\d{2}-\d{2}$/.test(text.trim()) ? 86_400_000 : 0);
+}
+
 /**
  * Parses a time bound: `YYYY-MM-DD` (local midnight), an ISO date-time, or a span back from
  * now such as `12h`, `7d`, `2w`, `12m` (months), `1y`.

@@ -12,6 +12,8 @@ import sessionsByCost from "./0009_sessions_by_cost.sql" with { type: "text" };
 import turnsCompleted from "./0010_turns_are_completed_responses.sql" with { type: "text" };
 import ownershipEpochs from "./0011_ownership_epochs.sql" with { type: "text" };
 import leaseWaits from "./0012_lease_waits.sql" with { type: "text" };
+import fileCheckpoints from "./0013_file_checkpoints.sql" with { type: "text" };
+import serverPassword from "./0014_server_password.sql" with { type: "text" };
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -27,4 +29,6 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 10, name: "0010_turns_are_completed_responses", sql: turnsCompleted },
   { version: 11, name: "0011_ownership_epochs", sql: ownershipEpochs },
   { version: 12, name: "0012_lease_waits", sql: leaseWaits },
+  { version: 13, name: "0013_file_checkpoints", sql: fileCheckpoints },
+  { version: 14, name: "0014_server_password", sql: serverPassword },
 ];

@@ -15,7 +15,8 @@ const FLOORS: [prefix: string, level: number][] = [
   ["tui/", 80],
   ["core/api/", 60],
   ["core/service/", 55],
-  ["core/export/", 58],
+  // Session admin (core/service) exports through the renderer, so export sits below it.
+  ["core/export/", 52],
   ["core/import/", 58],
   ["core/agent/", 50],
   ["core/peers/", 45],

@@ -19,6 +19,8 @@ export interface Prompter {
     message: string,
     choices: readonly { value: T; name: string; description?: string }[],
   ): Promise<T>;
+  /** Reads a secret without echoing it. */
+  password(message: string): Promise<string>;
 }
 
 /** Raised when the reader of our output has gone away (`bonsai ... | head`). */
@@ -64,6 +66,10 @@ export function inquirerPrompter(): Prompter {
     async select(message, choices) {
       const { select } = await import("@inquirer/prompts");
       return await select({ message, choices: [...choices] });
+    },
+    async password(message) {
+      const { password } = await import("@inquirer/prompts");
+      return await password({ message, mask: "*" });
     },
   };
 }

@@ -309,6 +309,8 @@ export class ToolRunner {
       status,
       result: result ? (result.fullOutput ?? result.output) : null,
       diff: result?.diff ?? null,
+      // Set only by a write or edit that changed the file (even if the turn was cancelled after).
+      file: result?.file ?? null,
       exitCode: result?.exitCode ?? null,
       startedAt,
       endedAt: endedAt ?? null,

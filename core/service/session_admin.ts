@@ -1,24 +1,43 @@
 import type { Clock } from "../clock.ts";
 import { BonsaiError } from "../errors.ts";
+import { type ExportOptions, exportSession, type SessionExport } from "../export/session_export.ts";
 import type { Env } from "../home.ts";
 import type { Ids } from "../ids.ts";
 import { learnSettingSecret } from "../secrets.ts";
 import { liveSessionError } from "../session/lifecycle.ts";
 import { liveElsewhere, type ProcessId, type ProcessProbe } from "../session/liveness.ts";
+import { rewindPoints } from "../session/rewind_plan.ts";
 import { type SessionDetail, sessionDetail } from "../session/session_detail.ts";
 import type { Db } from "../storage/db.ts";
 import { type Message, MessageStore } from "../storage/messages.ts";
+import { ProjectStore } from "../storage/projects.ts";
+import type { PromptEntry } from "../storage/prompts.ts";
 import { type SearchHit, searchMessages, type SearchOptions } from "../storage/search.ts";
-import { type ListSessionsOptions, type Session, SessionStore } from "../storage/sessions.ts";
+import {
+  cleanTitle,
+  type ListSessionsOptions,
+  type Session,
+  SessionStore,
+} from "../storage/sessions.ts";
 import { SettingsStore } from "../storage/settings.ts";
 import type { UsageFilter } from "../storage/usage_queries.ts";
 import { buildDashboard, type Dashboard, type DashboardOptions } from "../usage/dashboard.ts";
+import { denoRevertFiles, type RevertFiles } from "./file_revert.ts";
+import {
+  executeRewind,
+  previewRewind,
+  type RewindOptions,
+  type RewindPreview,
+  type RewindResult,
+} from "./rewind.ts";
 import {
   describeSettings,
   saveSetting,
   settingDef,
   type StoredSetting,
 } from "./settings_catalog.ts";
+
+export type { ExportOptions, SessionExport };
 
 /** What a forget may not touch: the caller's current session, other projects' sessions. */
 export interface ForgetScope {
@@ -38,6 +57,8 @@ export interface AdminDeps {
   readonly probe: ProcessProbe;
   /** Called before reading, so what this process has not saved yet is seen (the REPL's flush). */
   readonly beforeRead?: () => void;
+  /** The project files a rewind reverts (default: the real file system). */
+  readonly files?: RevertFiles;
 }
 
 /**
@@ -52,6 +73,18 @@ export class SessionAdmin {
   constructor(deps: AdminDeps) {
     this.#deps = deps;
     this.#store = new SessionStore(deps.db, deps.ids);
+  }
+
+  /**
+   * A new, empty session of the project at `projectPath` (a canonical root), not running
+   * anywhere yet: its first prompt opens it in a host (the HTTP API's create).
+   */
+  create(projectPath: string, title: string | null): Session {
+    return this.#store.create({
+      projectPath,
+      status: "completed",
+      ...(title === null ? {} : { title: cleanTitle(title), titleSource: "user" as const }),
+    });
   }
 
   /** Sessions, pinned first, then by content recency. */
@@ -137,10 +170,61 @@ export class SessionAdmin {
     }
   }
 
+  /**
+   * Exports the session `prefix` names to Markdown (X5) from what the database holds: written
+   * atomically to `<project_path>/对话/<YYYY-MM-DD>-<title>-<id8>.md` (or into `outDir`), or
+   * only rendered with `write: false`. Read-only for the session, so a live one exports too.
+   */
+  async export(prefix: string, options: ExportOptions = {}): Promise<SessionExport> {
+    const session = this.resolve(prefix);
+    return await exportSession(this.#deps.db, session.id, {
+      ...options,
+      tag: String(this.#deps.me.pid),
+    });
+  }
+
+  /** The steps `prefix`'s session can be rewound to: its user prompts, in order. */
+  rewindPoints(prefix: string): PromptEntry[] {
+    return rewindPoints(this.#deps.db, this.resolve(prefix).id);
+  }
+
+  /**
+   * What rewinding `prefix`'s session to before its prompt at `options.to` would move, the
+   * `exec` calls it cannot undo and (with `files`) the state of the files; changes nothing.
+   * Ask the person, then `rewind()`. USAGE when `to` is not a prompt, SESSION_LIVE when
+   * another live process owns the session.
+   */
+  previewRewind(prefix: string, options: RewindOptions): Promise<RewindPreview> {
+    return previewRewind(this.#rewindDeps(), this.resolve(prefix), options);
+  }
+
+  /**
+   * Rolls a session back to before one of its prompts (Z5): the prompt and everything after
+   * it move to a new session linked by `parent_id` that holds the whole conversation
+   * (continuing it undoes the rewind); with `files`, the changes its write and edit calls
+   * made from there on are reverted. FILES_CHANGED (nothing changed) when such a file no
+   * longer holds what bonsai left or cannot be reverted, unless `force`.
+   */
+  async rewind(target: string | RewindPreview, options: RewindOptions): Promise<RewindResult> {
+    const preview = typeof target === "string" ? await this.previewRewind(target, options) : target;
+    return await executeRewind(this.#rewindDeps(), preview, options);
+  }
+
+  #rewindDeps() {
+    this.#deps.beforeRead?.();
+    const { db, ids, clock, me, probe } = this.#deps;
+    return { db, ids, clock, me, probe, files: this.#deps.files ?? denoRevertFiles };
+  }
+
   /** Full-text search over every session's messages. */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
     this.#deps.beforeRead?.();
     return searchMessages(this.#deps.db, query, options);
+  }
+
+  /** The id of the project at a canonical root; -1 (matching nothing) when it is unknown. */
+  projectId(root: string): number {
+    return new ProjectStore(this.#deps.db).find(root)?.id ?? -1;
   }
 
   /** The usage dashboard (U2). */

@@ -14,9 +14,11 @@ import { Heartbeat } from "../session/heartbeat.ts";
 import { findResumable, type Owner, resumeSession, startSession } from "../session/lifecycle.ts";
 import type { ProcessProbe } from "../session/liveness.ts";
 import { Persister, realTimers, type Timers } from "../session/persister.ts";
-import type { Plan, SessionRuntime } from "../session/runtime.ts";
+import { rewindPoints } from "../session/rewind_plan.ts";
+import { type Plan, SessionRuntime } from "../session/runtime.ts";
 import type { PeerPort } from "../peers/peers.ts";
 import { LedgerStore, type LedgerTotals } from "../storage/ledger.ts";
+import type { PromptEntry } from "../storage/prompts.ts";
 import { cleanTitle, type Session, SessionStore } from "../storage/sessions.ts";
 import { SettingsStore } from "../storage/settings.ts";
 import { AgentFactory, type ContextOverrides, type FactoryDeps } from "./agent_factory.ts";
@@ -28,8 +30,17 @@ import {
   type TurnOutcome,
 } from "./end_state.ts";
 import type { HostEvent } from "./host_events.ts";
+import { denoRevertFiles, type RevertFiles } from "./file_revert.ts";
 import { PeerDesk } from "./peer_desk.ts";
 import { chooseProvider } from "./provider_choice.ts";
+import {
+  executeRewind,
+  previewRewind,
+  type RewindDeps,
+  type RewindOptions,
+  type RewindPreview,
+  type RewindResult,
+} from "./rewind.ts";
 import { readSettings, type SavedSettings } from "./settings_catalog.ts";
 
 /** What the host needs from the world. */
@@ -40,6 +51,8 @@ export interface HostDeps extends FactoryDeps {
   readonly probe: ProcessProbe;
   /** The 500 ms flush and the 3 s heartbeat run on these (tests tick them by hand). */
   readonly timers?: Timers;
+  /** The project files `/rewind` reverts (default: the real file system). */
+  readonly files?: RevertFiles;
 }
 
 /** How a front end wants its sessions run. */
@@ -368,6 +381,20 @@ export class SessionHost {
     settle?.(answer);
   }
 
+  /**
+   * Records a prompt without running a turn (an API client that only appends); the next
+   * turn answers it with whatever else was said.
+   */
+  addPrompt(text: string): number {
+    if (this.#turn) {
+      throw new BonsaiError("SESSION_BUSY", "A reply is still running; wait for it or cancel it");
+    }
+    const seq = this.#runtime.addMessage({ role: "user", text });
+    this.#runtime.addContext({ role: "user", content: [{ type: "text", text }] }, seq);
+    this.flush();
+    return seq;
+  }
+
   /** Renames the current session (a person's title wins over the agent's). */
   rename(title: string): void {
     this.#runtime.setTitle(cleanTitle(title), "user");
@@ -434,6 +461,40 @@ export class SessionHost {
     this.#finish(old, endStateFor("switched", null));
     this.#emit({ type: "session", session: runtime.session, reason: "resumed" });
     return runtime.session;
+  }
+
+  /** The current session's user prompts: the steps `/rewind` can go back to (before each). */
+  rewindPoints(): PromptEntry[] {
+    this.flush();
+    return rewindPoints(this.#deps.db, this.#runtime.id);
+  }
+
+  /** What rewinding the current session would move and revert; changes nothing. */
+  previewRewind(options: RewindOptions): Promise<RewindPreview> {
+    this.#runtime.flush();
+    return previewRewind(this.#rewindDeps(), this.#runtime.session, options);
+  }
+
+  /**
+   * `/rewind`: rolls the current session back to before its prompt at `options.to` (see
+   * SessionAdmin.rewind). A running turn is cancelled and settled and everything unsaved
+   * is saved first; the session is then reloaded as stored, so the model's context, plan
+   * and file knowledge are those of that step. Pass the preview the person confirmed.
+   */
+  async rewind(options: RewindOptions, preview?: RewindPreview): Promise<RewindResult> {
+    await this.#settleTurn("user");
+    this.#runtime.flush();
+    const deps = this.#rewindDeps();
+    const planned = preview ?? await previewRewind(deps, this.#runtime.session, options);
+    const id = this.#runtime.id;
+    return await executeRewind(deps, planned, options, () => {
+      this.#adopt(SessionRuntime.load(this.#deps.db, id));
+    });
+  }
+
+  #rewindDeps(): RewindDeps {
+    const { db, ids, clock, owner, probe } = this.#deps;
+    return { db, ids, clock, me: owner, probe, files: this.#deps.files ?? denoRevertFiles };
   }
 
   /**

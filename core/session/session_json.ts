@@ -1,3 +1,4 @@
+import type { SearchHit } from "../storage/search.ts";
 import type { Session } from "../storage/sessions.ts";
 
 /** The stable JSON shape of a session for `--json` output and the HTTP API (snake_case). */
@@ -47,4 +48,19 @@ export function sessionJson(s: Session): SessionJson {
 /** Rounds money to a millionth of a dollar, removing float noise from sums. */
 export function roundUsd(usd: number): number {
   return Math.round(usd * 1e6) / 1e6;
+}
+
+/** A search hit as JSON (`bonsai search --json`, `GET /api/user/search`). */
+export function searchHitJson(hit: SearchHit): Record<string, unknown> {
+  return {
+    session_id: hit.sessionId,
+    session_title: hit.sessionTitle,
+    project_path: hit.projectPath,
+    role: hit.role,
+    seq: hit.seq,
+    snippet: hit.snippet,
+    highlights: hit.highlights,
+    created_at: new Date(hit.createdAt).toISOString(),
+    score: hit.score,
+  };
 }

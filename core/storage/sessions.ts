@@ -151,7 +151,11 @@ export interface ListSessionsOptions {
   readonly source?: SessionSource;
   /** Only sessions marked active (owned by a process, live or not: liveness decides). */
   readonly active?: boolean;
+  /** Only sessions with this status. */
+  readonly status?: SessionStatus;
   readonly limit?: number;
+  /** Skips this many (paging, with `limit`). */
+  readonly offset?: number;
 }
 
 interface SessionRecord {
@@ -300,8 +304,14 @@ export class SessionStore {
       params.push(options.source);
     }
     if (options.active) where.push("s.status = 'active'");
+    if (options.status !== undefined) {
+      where.push("s.status = ?");
+      params.push(options.status);
+    }
     const limit = options.limit !== undefined
-      ? ` LIMIT ${Math.max(0, Math.floor(options.limit))}`
+      ? ` LIMIT ${Math.max(0, Math.floor(options.limit))}${
+        options.offset ? ` OFFSET ${Math.max(0, Math.floor(options.offset))}` : ""
+      }`
       : "";
     const sql = `${SELECT}${where.length ? ` WHERE ${where.join(" AND ")}` : ""}
       ORDER BY s.pinned DESC, s.content_updated_at DESC, s.id DESC${limit}`;

@@ -12,6 +12,23 @@ export type ToolCallStatus =
   | "timeout"
   | "lost";
 
+/**
+ * What a write or edit did to one file, for rewind (Z5): hashes of the bytes before (null:
+ * the file did not exist) and after, and the content before. The content is stored only up
+ * to `MAX_CHECKPOINT_BYTES` (and redacted like all text): a checkpoint whose stored content
+ * no longer hashes to `beforeHash` cannot restore the file.
+ */
+export interface FileCheckpoint {
+  /** Relative to the project root. */
+  readonly path: string;
+  readonly beforeHash: string | null;
+  readonly before: string | null;
+  readonly afterHash: string;
+}
+
+/** Largest content before a change (UTF-8 bytes) a checkpoint stores. */
+export const MAX_CHECKPOINT_BYTES = 1024 * 1024;
+
 /** A tool call with its arguments, result and diff, retained in full (X2). */
 export interface ToolCallRecord {
   readonly callId: string;
@@ -26,6 +43,8 @@ export interface ToolCallRecord {
   readonly startedAt: number | null;
   readonly endedAt: number | null;
   readonly durationMs: number | null;
+  /** The file a successful write or edit changed (absent on other calls and older rows). */
+  readonly file?: FileCheckpoint | null;
 }
 
 interface ToolCallDbRecord {
@@ -40,6 +59,10 @@ interface ToolCallDbRecord {
   started_at: number | null;
   ended_at: number | null;
   duration_ms: number | null;
+  file_path: string | null;
+  file_before_hash: string | null;
+  file_before: string | null;
+  file_after_hash: string | null;
 }
 
 /**
@@ -99,16 +122,26 @@ export class ToolCallStore {
       }).id;
       const stmt = db.prepare(
         `INSERT INTO tool_calls (session_id, project_id, call_id, message_seq, tool_name, args, status,
-           result, diff, exit_code, started_at, ended_at, duration_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           result, diff, exit_code, started_at, ended_at, duration_ms, file_path, file_before_hash,
+           file_before, file_after_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (session_id, call_id) DO ${
           options.keepExisting ? "NOTHING" : `UPDATE SET message_seq = excluded.message_seq,
            tool_name = excluded.tool_name, args = excluded.args, status = excluded.status,
            result = excluded.result, diff = excluded.diff, exit_code = excluded.exit_code,
-           started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms`
+           started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms,
+           file_path = coalesce(excluded.file_path, file_path),
+           file_before_hash = CASE WHEN excluded.file_path IS NULL THEN file_before_hash ELSE excluded.file_before_hash END,
+           file_before = CASE WHEN excluded.file_path IS NULL THEN file_before ELSE excluded.file_before END,
+           file_after_hash = coalesce(excluded.file_after_hash, file_after_hash)`
         }`,
       );
       for (const c of calls) {
+        const f = c.file ?? null;
+        const before = f?.before ?? null;
+        const storedBefore = before !== null && byteLength(before) <= MAX_CHECKPOINT_BYTES
+          ? r.redact(before)
+          : null;
         stmt.run(
           sessionId,
           project.project_id,
@@ -123,6 +156,10 @@ export class ToolCallStore {
           c.startedAt,
           c.endedAt,
           c.durationMs,
+          f?.path ?? null,
+          f?.beforeHash ?? null,
+          storedBefore,
+          f?.afterHash ?? null,
         );
       }
       // Rows above `before` are this batch's inserts (upserted rows keep their old ids).
@@ -205,7 +242,8 @@ export class ToolCallStore {
   list(sessionId: string): ToolCallRecord[] {
     const rows = this.#db.prepare(
       `SELECT call_id, message_seq, tool_name, args, status, result, diff, exit_code, started_at,
-         ended_at, duration_ms FROM tool_calls WHERE session_id = ? ORDER BY id`,
+         ended_at, duration_ms, file_path, file_before_hash, file_before, file_after_hash
+       FROM tool_calls WHERE session_id = ? ORDER BY id`,
     ).all(sessionId) as unknown as ToolCallDbRecord[];
     return rows.map((r) => ({
       callId: r.call_id,
@@ -219,6 +257,18 @@ export class ToolCallStore {
       startedAt: r.started_at,
       endedAt: r.ended_at,
       durationMs: r.duration_ms,
+      file: r.file_path === null ? null : {
+        path: r.file_path,
+        beforeHash: r.file_before_hash,
+        before: r.file_before,
+        afterHash: r.file_after_hash ?? "",
+      },
     }));
   }
+}
+
+function byteLength(text: string): number {
+  // Cheap bound first: a UTF-16 unit is at most 3 UTF-8 bytes.
+  if (text.length * 3 <= MAX_CHECKPOINT_BYTES) return text.length;
+  return new TextEncoder().encode(text).length;
 }

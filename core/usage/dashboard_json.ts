@@ -1,4 +1,4 @@
-import type { Dashboard, Totals } from "./dashboard.ts";
+import { type Dashboard, type Tab, TABS, type Totals } from "./dashboard.ts";
 
 // The stable JSON of `bonsai usage --json` (snake_case), documented in README.md.
 
@@ -112,4 +112,11 @@ export const tabJson = {
 
 function round(n: number): number {
   return Math.round(n * 1e6) / 1e6;
+}
+
+/** `bonsai usage --json`: one tab's JSON, or every tab's keyed by name. */
+export function dashboardJson(dashboard: Dashboard, tab?: Tab): unknown {
+  return tab
+    ? tabJson[tab](dashboard[tab] as never)
+    : Object.fromEntries(TABS.map((t) => [t, tabJson[t](dashboard[t] as never)]));
 }

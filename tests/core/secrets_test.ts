@@ -28,6 +28,7 @@ const KEYS = {
   bearer:
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
   slack: "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+  bonsai: "bonsai_Q2hlY2tJdElzTm90QVJlYWxUb2tlbkJ1dEl0TG9va3NMaWtlT25l",
   privateKeyBody:
     "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvuNMoSfm76oqFvAp8Gy0iz5sxjZmSnXyCdPEovGhLa0VzMaQ8s+CLOyS56YyCFGeJZ",
 };
@@ -45,6 +46,7 @@ Deno.test("createRedactor() removes every known key format", () => {
     `aws_secret_access_key = ${KEYS.awsSecret}`,
     `curl -H "Authorization: Bearer ${KEYS.bearer}"`,
     `slack ${KEYS.slack}`,
+    `bonsai serve token ${KEYS.bonsai}`,
     PRIVATE_KEY,
   ].join("\n");
   const out = r.redact(text);
@@ -59,6 +61,7 @@ Deno.test("createRedactor() removes every known key format", () => {
     "Authorization: Bearer [REDACTED:bearer-token]",
   );
   assert.match(out, /\[REDACTED:private-key\]/);
+  assert.match(out, /bonsai serve token \[REDACTED:bonsai-token\]/);
   assert.equal(
     r.redact("plain words, sk-short, bearer of news"),
     "plain words, sk-short, bearer of news",

@@ -27,6 +27,10 @@ export class ScriptedPrompter implements Prompter {
     this.asked.push(message);
     return Promise.resolve(this.answers.shift() as T);
   }
+  password(message: string): Promise<string> {
+    this.asked.push(message);
+    return Promise.resolve(String(this.answers.shift()));
+  }
 }
 
 /** A world for in-process command tests. */
@@ -56,6 +60,7 @@ export function testWorld(
     fetch: () => Promise.reject(new Error("no network in tests")),
     version: "0.0.0-test",
     random: () => 0,
+    randomBytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
     probe: () => null,
   };
   return { world, stdout, stderr, clock };

@@ -228,7 +228,8 @@ Deno.test("Repl: /usage shows the dashboard across all projects, by tab and star
 
 Deno.test("Repl: Tab completes commands, session ids and setting keys", async () => {
   await using h = await replHarness();
-  assert.deepEqual(h.repl.complete("/re")[0], ["/resume"]);
+  assert.deepEqual(h.repl.complete("/re")[0], ["/resume", "/rewind"]);
+  assert.deepEqual(h.repl.complete("/res")[0], ["/resume"]);
   assert.deepEqual(h.repl.complete("/se")[0].sort(), ["/search", "/sessions", "/settings"]);
   assert.deepEqual(h.repl.complete("/settings budget.max_t")[0], ["/settings budget.max_turns"]);
   assert.deepEqual(h.repl.complete("/settings pri")[0], ["/settings price."]);

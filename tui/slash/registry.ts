@@ -8,7 +8,9 @@ import {
   settingsCommand,
   usageCommand,
 } from "./info_commands.ts";
+import { exportCommand } from "./export_command.ts";
 import { claimsCommand, peersCommand } from "./peer_commands.ts";
+import { rewindCommand } from "./rewind_command.ts";
 import {
   clearCommand,
   forgetCommand,
@@ -29,10 +31,12 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   newCommand,
   clearCommand,
   titleCommand,
+  rewindCommand,
   pinCommand,
   unpinCommand,
   searchCommand,
   forgetCommand,
+  exportCommand,
   perfCommand,
   usageCommand,
   ctxCommand,

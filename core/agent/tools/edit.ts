@@ -39,7 +39,8 @@ export const editTool = defineTool({
       : before.text.replace(args.old_string, () => args.new_string);
     const refused = await ctx.workspace.replaceFile(path, after, before.text, ctx.signal);
     if (refused) return toolError(refused);
-    ctx.files.recordWrite(path.rel, await sha256(after));
+    const afterHash = await sha256(after);
+    ctx.files.recordWrite(path.rel, afterHash);
     const diff = unifiedDiff(before.text, after, path.rel);
     const { added, removed } = diffStat(diff);
     const claimed = claimNote(ctx, path.rel);
@@ -49,6 +50,7 @@ export const editTool = defineTool({
       } (+${added} -${removed})${claimed?.note ?? ""}`,
       isError: false,
       diff,
+      file: { path: path.rel, beforeHash: before.hash, before: before.text, afterHash },
       summary: `+${added} -${removed}${claimed ? ` · claimed by ${claimed.who}` : ""}`,
     };
   },

@@ -4,7 +4,7 @@ import { execTool } from "./exec.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { peersTool } from "./peers_tool.ts";
-import { inputJsonSchema } from "./json_schema.ts";
+import { inputJsonSchema } from "../../json_schema.ts";
 import { readTool } from "./read.ts";
 import { recallTool, setSessionTitleTool, todoWriteTool } from "./session_tools.ts";
 import type { Tool } from "./tool.ts";

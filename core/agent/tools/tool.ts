@@ -3,6 +3,7 @@ import type { Clock } from "../../clock.ts";
 import type { Env } from "../../home.ts";
 import type { PeerPort } from "../../peers/peers.ts";
 import type { Workspace } from "../../peers/workspace.ts";
+import type { FileCheckpoint } from "../../storage/tool_calls.ts";
 
 /** What a tool needs the user's leave for. */
 export type ToolPermission = "none" | "write" | "exec";
@@ -15,6 +16,8 @@ export interface ToolResult {
   /** Everything, uncapped, for the database (defaults to `output`). */
   readonly fullOutput?: string;
   readonly diff?: string;
+  /** What a write or edit did to its file: hashes and the content before, for rewind (Z5). */
+  readonly file?: FileCheckpoint;
   readonly exitCode?: number;
   /** A few words for the UI ("12 lines", "exit 0"). */
   readonly summary?: string;

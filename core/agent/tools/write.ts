@@ -30,7 +30,8 @@ export const writeTool = defineTool({
       ctx.signal,
     );
     if (refused) return toolError(refused);
-    ctx.files.recordWrite(path.rel, await sha256(args.content));
+    const afterHash = await sha256(args.content);
+    ctx.files.recordWrite(path.rel, afterHash);
     const diff = unifiedDiff(before?.text ?? null, args.content, path.rel);
     const { added, removed } = diffStat(diff);
     const verb = before ? "Updated" : "Created";
@@ -39,6 +40,12 @@ export const writeTool = defineTool({
       output: `${verb} ${path.rel} (+${added} -${removed})${claimed?.note ?? ""}`,
       isError: false,
       diff,
+      file: {
+        path: path.rel,
+        beforeHash: before?.hash ?? null,
+        before: before?.text ?? null,
+        afterHash,
+      },
       summary: `${verb.toLowerCase()} +${added} -${removed}${
         claimed ? ` · claimed by ${claimed.who}` : ""
       }`,

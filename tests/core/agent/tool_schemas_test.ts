@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { inputJsonSchema } from "../../../core/agent/tools/json_schema.ts";
+import { inputJsonSchema } from "../../../core/json_schema.ts";
 import { ToolRegistry } from "../../../core/agent/tools/registry.ts";
 
 // What the model is told about each built-in tool's input: a change here changes every

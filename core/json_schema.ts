@@ -1,6 +1,6 @@
-// The JSON Schema a provider is sent for a tool's input, read from its zod schema. Tool
-// schemas use a small part of zod; anything outside it throws, so a new tool with an
-// unsupported type fails its tests instead of reaching the model with a wrong schema.
+// The JSON Schema of a zod schema: a tool's input sent to a provider, an HTTP body in the
+// OpenAPI document. Those schemas use a small part of zod; anything outside it throws, so a
+// new tool or route with an unsupported type fails its tests instead of going out wrong.
 import { z } from "zod";
 
 type Json = Record<string, unknown>;
