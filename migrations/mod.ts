@@ -14,6 +14,7 @@ import ownershipEpochs from "./0011_ownership_epochs.sql" with { type: "text" };
 import leaseWaits from "./0012_lease_waits.sql" with { type: "text" };
 import fileCheckpoints from "./0013_file_checkpoints.sql" with { type: "text" };
 import serverPassword from "./0014_server_password.sql" with { type: "text" };
+import subagentSessions from "./0015_subagent_sessions.sql" with { type: "text" };
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -31,4 +32,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 12, name: "0012_lease_waits", sql: leaseWaits },
   { version: 13, name: "0013_file_checkpoints", sql: fileCheckpoints },
   { version: 14, name: "0014_server_password", sql: serverPassword },
+  { version: 15, name: "0015_subagent_sessions", sql: subagentSessions },
 ];

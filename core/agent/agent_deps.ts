@@ -7,14 +7,15 @@ import type { SessionRuntime } from "../session/runtime.ts";
 import type { SessionUsage } from "./budget.ts";
 import type { PermissionGate } from "./permissions.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
-import type { RecallHit } from "./tools/tool.ts";
+import type { RecallHit, SubagentPort } from "./tools/tool.ts";
 
 /** What the agent works with. */
 export interface AgentDeps {
   readonly runtime: SessionRuntime;
   readonly client: ModelClient;
   readonly tools: ToolRegistry;
-  readonly permissions: PermissionGate;
+  /** Decides write and exec calls (a subagent's asks through its parent's). */
+  readonly permissions: Pick<PermissionGate, "decide">;
   /** Writes of the shared workspace, under the project's write lease (P2). */
   readonly workspace: Workspace;
   readonly clock: Clock;
@@ -32,4 +33,6 @@ export interface AgentDeps {
   readonly takeNotices?: () => void;
   /** The session's totals from the persisted ledger (called after a flush). */
   readonly sessionUsage: () => SessionUsage;
+  /** Subagents for the task tool (absent inside a subagent). */
+  readonly subagents?: SubagentPort;
 }

@@ -63,6 +63,8 @@ export interface AgentConfig {
   readonly reasoning: Reasoning | null;
   readonly maxOutputTokens: number;
   readonly lane: Lane;
+  /** The session usage rows are filed under (a subagent's go to its parent's), default its own. */
+  readonly ledgerSessionId?: string;
   readonly systemPrompt: string;
   readonly limits: BudgetLimits;
   readonly context: ContextSettings;
@@ -491,7 +493,7 @@ export class Agent {
 
   #meta(lane: Lane) {
     return {
-      sessionId: this.#deps.runtime.id,
+      sessionId: this.#config.ledgerSessionId ?? this.#deps.runtime.id,
       projectId: this.#deps.projectId,
       lane,
       provider: this.#config.provider,

@@ -51,6 +51,8 @@ export async function verify(
     setTitle: () => {},
     setPlan: () => {},
     recall: () => [],
+    subagents: null,
+    onUsage: () => {},
   };
   const result = await execTool.run({ command, timeout_ms: timeoutMs ?? VERIFY_TIMEOUT_MS }, ctx);
   deps.runtime.flush();

@@ -54,32 +54,40 @@ export class ToolRunner {
     const { runtime } = this.#deps;
     const results: ContentBlock[] = [];
     let failure: unknown = null;
-    for (const call of calls) {
-      let result: ToolResult;
+    const settle = async (call: ToolCallBlock): Promise<ToolResult> => {
       if (failure !== null) {
-        result = this.#notRun(call, "error", `Not run: bonsai failed (${messageOf(failure)})`);
-      } else if (signal.aborted) {
-        result = this.#notRun(call, "cancelled", "Not run: the user cancelled");
-      } else {
-        try {
-          result = await this.#runOne(call, signal, emit);
-        } catch (err) {
-          failure = err;
-          result = this.#notRun(
-            call,
-            "error",
-            `Stopped: bonsai failed while handling this call (${
-              messageOf(err)
-            }); whether it ran is unknown`,
-          );
-        }
+        return this.#notRun(call, "error", `Not run: bonsai failed (${messageOf(failure)})`);
       }
-      results.push({
-        type: "tool_result",
-        toolCallId: call.id,
-        content: result.output,
-        isError: result.isError,
-      });
+      if (signal.aborted) return this.#notRun(call, "cancelled", "Not run: the user cancelled");
+      try {
+        return await this.#runOne(call, signal, emit);
+      } catch (err) {
+        failure ??= err;
+        return this.#notRun(
+          call,
+          "error",
+          `Stopped: bonsai failed while handling this call (${
+            messageOf(err)
+          }); whether it ran is unknown`,
+        );
+      }
+    };
+    // Calls run in order, except that consecutive calls of a concurrent tool run together.
+    for (let i = 0; i < calls.length;) {
+      let end = i + 1;
+      if (this.#deps.tools.get(calls[i]!.name)?.concurrent) {
+        while (end < calls.length && this.#deps.tools.get(calls[end]!.name)?.concurrent) end++;
+      }
+      const group = calls.slice(i, end);
+      const settled = await Promise.all(group.map(settle));
+      group.forEach((call, k) =>
+        results.push({
+          type: "tool_result",
+          toolCallId: call.id,
+          content: settled[k]!.output,
+          isError: settled[k]!.isError,
+        })
+      );
       if (failure === null) {
         try {
           runtime.flush();
@@ -87,6 +95,7 @@ export class ToolRunner {
           failure = err;
         }
       }
+      i = end;
     }
     runtime.addContext({ role: "user", content: results }, runtime.lastSeq);
     if (failure !== null) throw failure;
@@ -221,7 +230,8 @@ export class ToolRunner {
       this.#record(call, "running", null, ranFrom);
       runtime.flush();
     }
-    const timeoutMs = this.#limits.toolTimeoutMs ?? null;
+    // A concurrent tool (task) is bounded by its subagent's own budgets and time limits.
+    const timeoutMs = tool.concurrent ? null : this.#limits.toolTimeoutMs ?? null;
     const controller = new AbortController();
     const onAbort = () => controller.abort("cancelled");
     signal.addEventListener("abort", onAbort, { once: true });
@@ -231,7 +241,7 @@ export class ToolRunner {
       controller.abort("timeout");
     }, timeoutMs);
     try {
-      const ctx = this.#context(call.id, controller.signal, timeoutMs);
+      const ctx = this.#context(call.id, controller.signal, timeoutMs, emit);
       // A tool that stops itself on abort is awaited (its partial output is worth keeping).
       const running = tool.run(args, ctx);
       const result = await (tool.stopsOnAbort ? running : raceAbort(running, controller.signal));
@@ -259,7 +269,12 @@ export class ToolRunner {
     }
   }
 
-  #context(callId: string, signal: AbortSignal, timeoutMs: number | null): ToolContext {
+  #context(
+    callId: string,
+    signal: AbortSignal,
+    timeoutMs: number | null,
+    emit: (e: AgentEvent) => void,
+  ): ToolContext {
     const { runtime, clock } = this.#deps;
     return {
       root: this.#deps.root,
@@ -291,6 +306,8 @@ export class ToolRunner {
       },
       setPlan: (plan, todos) => runtime.setPlan({ plan, todos }),
       recall: this.#deps.recall,
+      subagents: this.#deps.subagents ?? null,
+      onUsage: (entry) => emit({ type: "usage", entry }),
     };
   }
 

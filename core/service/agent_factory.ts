@@ -8,7 +8,7 @@ import type { PermissionGate } from "../agent/permissions.ts";
 import { type Finding, selfReview, verify } from "../agent/review.ts";
 import { systemPrompt } from "../agent/system_prompt.ts";
 import { ToolRegistry } from "../agent/tools/registry.ts";
-import type { RecallHit } from "../agent/tools/tool.ts";
+import type { RecallHit, SubagentPort } from "../agent/tools/tool.ts";
 import { createClient, type ProviderConfig } from "../providers/config.ts";
 import type { PeerPort } from "../peers/peers.ts";
 import type { Workspace } from "../peers/workspace.ts";
@@ -102,7 +102,7 @@ export class AgentFactory {
     runtime: SessionRuntime,
     config: ProviderConfig,
     options: {
-      permissions: PermissionGate;
+      permissions: Pick<PermissionGate, "decide">;
       /** Writes of the shared workspace (the session's hold on the project's write lease). */
       workspace: Workspace;
       /** The session's peers (the peers tool). */
@@ -115,6 +115,16 @@ export class AgentFactory {
       /** The window the provider's server reported, when the model is not in the catalog. */
       serverWindow?: number | null;
       lane?: Lane;
+      /** Only these tools (a subagent's set), default every built-in tool. */
+      tools?: readonly string[];
+      /** Usage rows go to this session (a subagent's to its parent's). */
+      ledgerSessionId?: string;
+      /** What session budgets count (a subagent counts its parent's session). */
+      sessionUsage?: () => SessionUsage;
+      /** Subagents for the task tool. */
+      subagents?: SubagentPort;
+      /** A different system prompt (a subagent's). */
+      systemPrompt?: string;
     },
   ): Agent {
     const root = runtime.session.projectPath;
@@ -135,8 +145,9 @@ export class AgentFactory {
       {
         runtime,
         client: this.client(config),
-        tools: new ToolRegistry(),
+        tools: options.tools ? new ToolRegistry().only(options.tools) : new ToolRegistry(),
         permissions: options.permissions,
+        subagents: options.subagents,
         workspace: options.workspace,
         peers: options.peers,
         takeNotices: options.takeNotices,
@@ -145,7 +156,7 @@ export class AgentFactory {
         root,
         projectId: project.id,
         recall: (query, limit) => this.recall(root, query, limit),
-        sessionUsage: () => this.sessionUsage(runtime),
+        sessionUsage: options.sessionUsage ?? (() => this.sessionUsage(runtime)),
       },
       {
         provider: config.provider,
@@ -153,7 +164,9 @@ export class AgentFactory {
         reasoning: config.reasoning,
         maxOutputTokens,
         lane: options.lane ?? "parent",
-        systemPrompt: systemPrompt({ root, platform: this.#deps.platform, shell: "sh" }),
+        ledgerSessionId: options.ledgerSessionId,
+        systemPrompt: options.systemPrompt ??
+          systemPrompt({ root, platform: this.#deps.platform, shell: "sh" }),
         limits: options.limits,
         context: { ...context, reserveTokens: maxOutputTokens },
       },

@@ -42,6 +42,7 @@ import {
   type RewindResult,
 } from "./rewind.ts";
 import { readSettings, type SavedSettings } from "./settings_catalog.ts";
+import { Subagents } from "./subagents.ts";
 
 /** What the host needs from the world. */
 export interface HostDeps extends FactoryDeps {
@@ -277,11 +278,19 @@ export class SessionHost {
     id: string;
     totals: LedgerTotals;
     rows: ReturnType<LedgerStore["breakdown"]>;
+    /** The sessions its subagents ran (their usage is in the rows, lane `subagent`). */
+    subagents: Session[];
   } {
     this.flush();
     const ledger = new LedgerStore(this.#deps.db);
     const s = this.#runtime.session;
-    return { title: s.title, id: s.id, totals: ledger.totals(s.id), rows: ledger.breakdown(s.id) };
+    return {
+      title: s.title,
+      id: s.id,
+      totals: ledger.totals(s.id),
+      rows: ledger.breakdown(s.id),
+      subagents: new SessionStore(this.#deps.db).subagents(s.id),
+    };
   }
 
   /** Where the context window goes right now (U3 `/ctx`). */
@@ -567,15 +576,37 @@ export class SessionHost {
       allow: this.#options.allow,
       ask: this.#options.interactive ? (request, signal) => this.#ask(request, signal) : null,
     });
+    const limits = budgetLimits(saved.budgets, this.#options.budgetFlags);
+    const subagents = new Subagents({
+      db: this.#deps.db,
+      factory: this.#factory,
+      ids: this.#deps.ids,
+      owner: this.#deps.owner,
+      clock: this.#deps.clock,
+      timers: this.#deps.timers,
+      parent: runtime,
+      config,
+      permissions,
+      workspace: this.#desk.workspace,
+      peers: this.#desk.port,
+      limits,
+      saved: saved.context,
+      context: this.#options.context,
+      sessionUsage: () => this.#factory.sessionUsage(runtime),
+      platform: this.#deps.platform,
+      onError: (err) =>
+        this.#warn(`Could not save a subagent's session (will retry): ${messageOf(err)}`),
+    });
     return this.#factory.agent(runtime, config, {
       permissions,
       workspace: this.#desk.workspace,
       peers: this.#desk.port,
       takeNotices: () => void this.#desk.deliver(false),
-      limits: budgetLimits(saved.budgets, this.#options.budgetFlags),
+      limits,
       saved: saved.context,
       context: this.#options.context,
       serverWindow: config.contextWindow ?? null,
+      subagents,
     });
   }
 

@@ -2,7 +2,7 @@ import type { Ids } from "../ids.ts";
 import { BonsaiError } from "../errors.ts";
 import type { Db } from "../storage/db.ts";
 import { BackgroundTaskStore } from "../storage/background_tasks.ts";
-import { type Session, SessionStore } from "../storage/sessions.ts";
+import { type Session, type SessionKind, SessionStore } from "../storage/sessions.ts";
 import { MailboxStore } from "../storage/mailbox.ts";
 import { MessageStore } from "../storage/messages.ts";
 import { ToolCallStore } from "../storage/tool_calls.ts";
@@ -26,6 +26,7 @@ export function startSession(
     model?: string | null;
     reasoning?: string | null;
     parentId?: string | null;
+    kind?: SessionKind;
   },
 ): SessionRuntime {
   const session = new SessionStore(db, ids).create({
@@ -34,6 +35,7 @@ export function startSession(
     model: input.model ?? null,
     reasoning: input.reasoning ?? null,
     parentId: input.parentId ?? null,
+    kind: input.kind,
     ownerPid: input.owner.pid,
     ownerHost: input.owner.host,
   });

@@ -5,7 +5,7 @@ import { FileRecordStore } from "../storage/file_records.ts";
 import { LedgerStore } from "../storage/ledger.ts";
 import { type Message, MessageStore } from "../storage/messages.ts";
 import { type VerificationRun, VerificationStore } from "../storage/verification_runs.ts";
-import type { Session } from "../storage/sessions.ts";
+import { type Session, SessionStore } from "../storage/sessions.ts";
 import { sessionJson } from "./session_json.ts";
 
 /** Everything `sessions show` reports about one session. */
@@ -83,6 +83,23 @@ export function sessionDetail(db: Db, session: Session): SessionDetail {
         output: v.output,
         findings: v.findings === null ? null : JSON.parse(v.findings),
         created_at: iso(v.createdAt),
+      })),
+      subagents: new SessionStore(db).subagents(session.id).map((s) => ({
+        ...sessionJson(s),
+        parent_id: s.parentId,
+      })),
+      usage_by_lane: new LedgerStore(db).breakdown(session.id).map((r) => ({
+        lane: r.lane,
+        provider: r.provider,
+        model: r.model,
+        turns: r.turns,
+        attempts: r.attempts,
+        input_tokens: r.inputTokens,
+        output_tokens: r.outputTokens,
+        cache_read_tokens: r.cacheReadTokens,
+        cache_write_tokens: r.cacheWriteTokens,
+        cost_usd: Math.round(r.costUsd * 1e6) / 1e6,
+        unpriced_attempts: r.unpricedAttempts,
       })),
       messages: messages.map(messageJson),
     };

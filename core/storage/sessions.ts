@@ -40,6 +40,8 @@ export interface Session {
   readonly projectId: number;
   readonly projectPath: string;
   readonly parentId: string | null;
+  /** A person's session, or a subagent's (its transcript, under its parent). */
+  readonly kind: SessionKind;
   readonly title: string;
   readonly titleSource: TitleSource;
   readonly status: SessionStatus;
@@ -71,6 +73,9 @@ export interface Session {
   readonly unpricedAttempts: number;
 }
 
+/** A session a person runs, or one a subagent ran for it (the task tool). */
+export type SessionKind = "main" | "subagent";
+
 /** What a new session starts with. */
 export interface NewSession {
   readonly projectPath: string;
@@ -81,6 +86,7 @@ export interface NewSession {
   readonly model?: string | null;
   readonly reasoning?: string | null;
   readonly parentId?: string | null;
+  readonly kind?: SessionKind;
   readonly source?: SessionSource;
   readonly externalId?: string | null;
   readonly ownerPid?: number | null;
@@ -156,6 +162,8 @@ export interface ListSessionsOptions {
   readonly limit?: number;
   /** Skips this many (paging, with `limit`). */
   readonly offset?: number;
+  /** Subagents' sessions too (they are listed under their parent otherwise). */
+  readonly subagents?: boolean;
 }
 
 interface SessionRecord {
@@ -163,6 +171,7 @@ interface SessionRecord {
   project_id: number;
   root_path: string;
   parent_id: string | null;
+  kind: SessionKind;
   title: string;
   title_source: TitleSource;
   status: SessionStatus;
@@ -221,8 +230,8 @@ export class SessionStore {
       db.prepare(
         `INSERT INTO sessions (id, project_id, parent_id, title, title_source, status, provider, model,
            reasoning, cache_key, source, external_id, created_at, content_updated_at, owner_pid, owner_host,
-           epoch, owner_since)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           epoch, owner_since, kind)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         id,
         project.id,
@@ -242,6 +251,7 @@ export class SessionStore {
         input.ownerHost ?? null,
         input.ownerPid ? 1 : 0,
         input.ownerPid ? now : null,
+        input.kind ?? "main",
       );
       return this.get(id);
     });
@@ -304,6 +314,7 @@ export class SessionStore {
       params.push(options.source);
     }
     if (options.active) where.push("s.status = 'active'");
+    if (!options.subagents) where.push("s.kind = 'main'");
     if (options.status !== undefined) {
       where.push("s.status = ?");
       params.push(options.status);
@@ -322,7 +333,7 @@ export class SessionStore {
   latest(projectPath: string): Session | null {
     const row = this.#db
       .prepare(
-        `${SELECT} WHERE p.root_path = ? AND s.source = 'bonsai'
+        `${SELECT} WHERE p.root_path = ? AND s.source = 'bonsai' AND s.kind = 'main'
          ORDER BY s.content_updated_at DESC, s.id DESC LIMIT 1`,
       )
       .get(projectPath) as SessionRecord | undefined;
@@ -497,9 +508,19 @@ export class SessionStore {
   /** Deletes a session and everything hanging off it (messages, FTS rows, ledger, ...). */
   forget(id: string): void {
     this.#db.write(() => {
+      // Its subagents' transcripts go with it (their usage is the parent's already).
+      this.#db.prepare("DELETE FROM sessions WHERE parent_id = ? AND kind = 'subagent'").run(id);
       const { changes } = this.#db.prepare("DELETE FROM sessions WHERE id = ?").run(id);
       if (changes === 0) throw new BonsaiError("NOT_FOUND", `No session with id '${id}'`);
     });
+  }
+
+  /** The sessions a session's subagents ran, oldest first. */
+  subagents(parentId: string): Session[] {
+    const rows = this.#db.prepare(
+      `${SELECT} WHERE s.parent_id = ? AND s.kind = 'subagent' ORDER BY s.created_at, s.id`,
+    ).all(parentId) as unknown as SessionRecord[];
+    return rows.map(toSession);
   }
 
   /**
@@ -548,6 +569,7 @@ function toSession(r: SessionRecord): Session {
     projectId: r.project_id,
     projectPath: r.root_path,
     parentId: r.parent_id,
+    kind: r.kind,
     title: r.title,
     titleSource: r.title_source,
     status: r.status,

@@ -396,3 +396,49 @@ Deno.test("/forget and `sessions forget` apply one liveness rule: crashed sessio
   assert.match(stderr.text, /Cannot forget session '.*': it is live in process 997 on test-host/);
   assert.deepEqual([exists(killedB), exists(staleB), exists(live)], [false, false, true]);
 });
+
+Deno.test("Repl: a task call's subagent shows in /perf: its lane and model, and its session under the parent", async () => {
+  await using h = await replHarness();
+  h.server.route((_route, body) => {
+    const system = JSON.stringify((body as { system?: unknown }).system ?? "");
+    if (system.includes("You are a bonsai subagent")) {
+      return {
+        events: anthropic.reply({
+          text: "Found it in lexer.ts.",
+          model: "claude-haiku-4-5-20251001",
+          usage: { input_tokens: 40, output_tokens: 6 },
+        }),
+      };
+    }
+    return null;
+  });
+  h.server.anthropic(
+    {
+      events: anthropic.reply({
+        calls: [{
+          id: "t1",
+          name: "task",
+          json: JSON.stringify({
+            description: "find the lexer",
+            prompt: "Where is the lexer?",
+            model: "claude-haiku-4-5-20251001",
+          }),
+        }],
+        usage: { input_tokens: 100, output_tokens: 10 },
+      }),
+    },
+    {
+      events: anthropic.reply({
+        text: "It is in lexer.ts.",
+        usage: { input_tokens: 120, output_tokens: 8 },
+      }),
+    },
+  );
+  await h.repl.handle("where is the lexer?");
+  assert.match(h.io.take(), /It is in lexer\.ts\./);
+  await h.repl.handle("/perf");
+  const perf = h.io.take();
+  assert.match(perf, /turns\s+3 completed/);
+  assert.match(perf, /subagent\s+claude-haiku-4-5-20251001\s+1\s+40\s+6/);
+  assert.match(perf, /subagents.*\n.*Subagent: find the lexer .*completed/);
+});

@@ -1,4 +1,5 @@
 import type { LedgerTotals } from "../../core/storage/ledger.ts";
+import type { Session } from "../../core/storage/sessions.ts";
 import { formatCompact, formatUsd } from "./format.ts";
 import type { Style } from "./style.ts";
 import { renderTable } from "./table.ts";
@@ -8,7 +9,13 @@ export type LaneModelTotals = LedgerTotals & { lane: string; provider: string; m
 
 /** `/perf` (alias `/cost`): this session's usage — turns, tokens by kind, cost (exact or floor), cache saving, by lane and model. */
 export function renderPerf(
-  input: { title: string; id: string; totals: LedgerTotals; rows: readonly LaneModelTotals[] },
+  input: {
+    title: string;
+    id: string;
+    totals: LedgerTotals;
+    rows: readonly LaneModelTotals[];
+    subagents?: readonly Pick<Session, "id" | "title" | "status" | "model" | "messageCount">[];
+  },
   options: { style: Style; width: number; ascii: boolean },
 ): string {
   const { style } = options;
@@ -68,7 +75,18 @@ export function renderPerf(
     ]),
     { width: options.width, style, ascii: options.ascii },
   );
-  return `${lines.join("\n")}\n\n${table}`;
+  const subagents = (input.subagents ?? []).map((a) =>
+    `  ${style.cyan(a.id.slice(0, 10))} ${a.title} ${
+      style.dim(`· ${a.status} · ${a.model ?? "-"} · ${a.messageCount} messages`)
+    }`
+  );
+  return `${lines.join("\n")}\n\n${table}${
+    subagents.length
+      ? `\n${style.bold("subagents")} ${style.dim("(usage in lane subagent above)")}\n${
+        subagents.join("\n")
+      }\n`
+      : ""
+  }`;
 }
 
 function label(name: string, style: Style): string {

@@ -7,6 +7,7 @@ import { peersTool } from "./peers_tool.ts";
 import { inputJsonSchema } from "../../json_schema.ts";
 import { readTool } from "./read.ts";
 import { recallTool, setSessionTitleTool, todoWriteTool } from "./session_tools.ts";
+import { taskTool } from "./task.ts";
 import type { Tool } from "./tool.ts";
 import { writeTool } from "./write.ts";
 
@@ -22,6 +23,7 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   todoWriteTool,
   recallTool,
   peersTool,
+  taskTool,
 ] as unknown as readonly Tool[];
 
 /** The tools of a run, by name, with the JSON Schemas sent to the model. */
@@ -46,5 +48,11 @@ export class ToolRegistry {
   /** Tool names. */
   get names(): string[] {
     return [...this.#tools.keys()];
+  }
+
+  /** A registry of only these tools (names this one does not have are left out). */
+  only(names: Iterable<string>): ToolRegistry {
+    const wanted = new Set(names);
+    return new ToolRegistry([...this.#tools.values()].filter((t) => wanted.has(t.name)));
   }
 }

@@ -3,6 +3,7 @@ import type { Clock } from "../../clock.ts";
 import type { Env } from "../../home.ts";
 import type { PeerPort } from "../../peers/peers.ts";
 import type { Workspace } from "../../peers/workspace.ts";
+import type { LedgerEntry } from "../../storage/ledger.ts";
 import type { FileCheckpoint } from "../../storage/tool_calls.ts";
 
 /** What a tool needs the user's leave for. */
@@ -59,6 +60,40 @@ export interface RecallHit {
   readonly snippet: string;
 }
 
+/** A job handed to a subagent (the task tool). */
+export interface SubagentJob {
+  readonly description: string;
+  readonly prompt: string;
+  /** Another model of the same provider, or null for the parent's. */
+  readonly model: string | null;
+  /** A narrower tool set (names), or null for every tool the parent may give. */
+  readonly tools: readonly string[] | null;
+  /** The parent's tool call that runs the job. */
+  readonly callId: string;
+  /** Each usage row of the subagent, as it is recorded (the parent's run counts it). */
+  readonly onUsage: (entry: LedgerEntry) => void;
+}
+
+/** How a subagent's run ended. */
+export interface SubagentOutcome {
+  /** The child session that holds its whole transcript. */
+  readonly sessionId: string;
+  readonly status: "completed" | "budget_exhausted" | "cancelled" | "failed";
+  /** Its final answer (or what it said before it stopped). */
+  readonly answer: string;
+  readonly model: string;
+  readonly turns: number;
+  /** Project files its write and edit calls changed. */
+  readonly changedFiles: readonly string[];
+  /** Why it stopped early, when it did. */
+  readonly error: string | null;
+}
+
+/** Runs subagents for the task tool (the session host provides it). */
+export interface SubagentPort {
+  run(job: SubagentJob, signal: AbortSignal): Promise<SubagentOutcome>;
+}
+
 /** Everything a tool may use while it runs. */
 export interface ToolContext {
   /** Canonical project root; tools never touch anything outside it. */
@@ -78,6 +113,10 @@ export interface ToolContext {
   setTitle(title: string): void;
   setPlan(plan: string | null, todos: readonly Todo[]): void;
   recall(query: string, limit: number): RecallHit[];
+  /** Subagents for the task tool; null where there are none (inside a subagent). */
+  readonly subagents: SubagentPort | null;
+  /** Usage of work done for this call by another agent (a subagent), counted in this run. */
+  readonly onUsage: (entry: LedgerEntry) => void;
 }
 
 /** A tool the model can call. Arguments are validated with `schema` before `run`. */
@@ -88,6 +127,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   readonly permission: ToolPermission;
   /** True when the tool returns promptly by itself once its signal aborts (exec kills its process group). */
   readonly stopsOnAbort?: boolean;
+  /**
+   * Consecutive calls of such a tool in one model turn run at once (task: each is a
+   * subagent) and are not cut short by the per-call time limit: their own calls have it.
+   */
+  readonly concurrent?: boolean;
   /** A short rendering of the arguments for the UI and permission prompts. */
   describe(args: z.infer<S>): string;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;

@@ -7,7 +7,7 @@ const INSTRUCTION =
   "Refactor the parser module. Standing rule: never touch vendor/ and always indent with tabs.";
 
 Deno.test("a 300-turn session stays inside the window; the summary keeps the first instruction and open todos", async () => {
-  const window = 6_000;
+  const window = 7_000;
   await using h = await harness({ context: { window } });
   const todos = JSON.stringify({
     plan: "Split the parser into lexer and grammar.",

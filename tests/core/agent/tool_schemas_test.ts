@@ -257,6 +257,27 @@ const EXPECTED: Record<string, unknown> = {
     "required": ["action"],
     "additionalProperties": false,
   },
+  "task": {
+    "type": "object",
+    "properties": {
+      "description": { "type": "string", "minLength": 1, "maxLength": 80 },
+      "prompt": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 40000,
+        "description": "All it needs to know",
+      },
+      "model": { "type": "string", "minLength": 1, "maxLength": 200 },
+      "tools": {
+        "type": "array",
+        "items": { "type": "string", "minLength": 1, "maxLength": 64 },
+        "minItems": 1,
+        "maxItems": 32,
+      },
+    },
+    "required": ["description", "prompt"],
+    "additionalProperties": false,
+  },
 };
 
 Deno.test("every built-in tool sends exactly its expected input schema", () => {

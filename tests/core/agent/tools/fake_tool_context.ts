@@ -36,5 +36,7 @@ export function fakeToolContext(root: string, env: Env = {}): ToolContext {
     setTitle: () => {},
     setPlan: () => {},
     recall: () => [],
+    subagents: null,
+    onUsage: () => {},
   };
 }
