@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { priceTokens } from "../../core/usage/pricing.ts";
 import { LoopbackServer } from "../support/loopback_server.ts";
 import { anthropic, openai } from "../support/sse_scripts.ts";
 import { baseEnv, runBonsai, spawnBonsai } from "../support/bonsai_process.ts";
+import { queryHome } from "../support/db.ts";
 import { tempDir } from "../support/temp.ts";
 
 async function project() {
@@ -15,14 +15,7 @@ async function project() {
   return { dir, home, work: await Deno.realPath(work) };
 }
 
-function query<T>(home: string, sql: string, ...args: (string | number)[]): T[] {
-  const db = new DatabaseSync(join(home, "bonsai.db"), { readOnly: true });
-  try {
-    return db.prepare(sql).all(...args).map((r) => ({ ...r })) as T[];
-  } finally {
-    db.close();
-  }
-}
+const query = queryHome;
 
 Deno.test("headless run: write, edit, exec, answer; everything recorded and the JSON matches the database", async () => {
   const p = await project();

@@ -3,20 +3,13 @@
 // reach them, and every parent call is answered afterwards.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { baseEnv, runBonsai, spawnBonsai } from "../support/bonsai_process.ts";
 import { LoopbackServer, type ScriptedReply } from "../support/loopback_server.ts";
 import { openai } from "../support/sse_scripts.ts";
+import { queryHome } from "../support/db.ts";
 import { tempDir } from "../support/temp.ts";
 
-function query<T>(home: string, sql: string, ...args: (string | number)[]): T[] {
-  const db = new DatabaseSync(join(home, "bonsai.db"), { readOnly: true });
-  try {
-    return db.prepare(sql).all(...args).map((r) => ({ ...r })) as T[];
-  } finally {
-    db.close();
-  }
-}
+const query = queryHome;
 
 type Body = { messages: { role: string; content: unknown }[]; model: string };
 

@@ -1,3 +1,5 @@
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import type { Clock } from "../../core/clock.ts";
 import { homeAt } from "../../core/home.ts";
 import { type Ids, ulidSource } from "../../core/ids.ts";
@@ -39,4 +41,14 @@ export async function openTestDb(
     migrations: options.migrations,
   });
   return { db, clock, ids: testIds(clock) };
+}
+
+/** Rows of a read-only query on the database in `home` (e2e tests read what a process wrote). */
+export function queryHome<T>(home: string, sql: string, ...args: (string | number)[]): T[] {
+  const db = new DatabaseSync(join(home, "bonsai.db"), { readOnly: true });
+  try {
+    return db.prepare(sql).all(...args).map((r) => ({ ...r })) as T[];
+  } finally {
+    db.close();
+  }
 }

@@ -1,6 +1,5 @@
 // A real `bonsai serve` process on a free loopback port, and a small client for its API.
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+import { spawnBonsai } from "./bonsai_process.ts";
 
 /** A running server: its URL, and a stop that signals it and waits for its exit. */
 export class ServeProcess {
@@ -17,15 +16,10 @@ export class ServeProcess {
   static async start(
     options: { cwd: string; env: Record<string, string>; args?: string[] },
   ): Promise<ServeProcess> {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "serve", "--port", "0", "--json", ...(options.args ?? [])],
+    const child = spawnBonsai(["serve", "--port", "0", "--json", ...(options.args ?? [])], {
       cwd: options.cwd,
       env: options.env,
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    });
     const lines = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
       lineSplitter(),
     );
