@@ -143,6 +143,16 @@ export async function showSession(world: World, id: string, raw: unknown): Promi
       lines.push(field("review", `${count} finding${count === 1 ? "" : "s"}`));
     }
   }
+  for (const a of detail.subagents) {
+    lines.push(
+      field(
+        "subagent",
+        `${style.cyan(a.id.slice(0, 10))} ${a.title} ${
+          style.dim(`(${a.status}, ${a.model ?? "-"}, ${a.messageCount} messages)`)
+        }`,
+      ),
+    );
+  }
   ui.out(lines.join("\n"));
   const all = opts.all || session.messageCount <= SHOW_TAIL;
   const shown = admin.transcript(session, all ? undefined : SHOW_TAIL);

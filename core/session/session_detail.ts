@@ -14,6 +14,8 @@ export interface SessionDetail {
   readonly episodes: readonly Episode[];
   readonly verification: readonly VerificationRun[];
   readonly compactions: readonly Compaction[];
+  /** The sessions its subagents ran (the task tool), oldest first. */
+  readonly subagents: readonly Session[];
   /** The stable JSON document (`sessions show --json`). */
   readonly json: Record<string, unknown>;
 }
@@ -29,6 +31,7 @@ export function sessionDetail(db: Db, session: Session): SessionDetail {
     const compactions = new CompactionStore(db).list(session.id);
     const changed = new FileRecordStore(db).changed(session.id);
     const totals = new LedgerStore(db).totals(session.id);
+    const subagents = new SessionStore(db).subagents(session.id);
     const json = {
       ...sessionJson(session),
       reasoning: session.reasoning,
@@ -84,7 +87,7 @@ export function sessionDetail(db: Db, session: Session): SessionDetail {
         findings: v.findings === null ? null : JSON.parse(v.findings),
         created_at: iso(v.createdAt),
       })),
-      subagents: new SessionStore(db).subagents(session.id).map((s) => ({
+      subagents: subagents.map((s) => ({
         ...sessionJson(s),
         parent_id: s.parentId,
       })),
@@ -103,7 +106,7 @@ export function sessionDetail(db: Db, session: Session): SessionDetail {
       })),
       messages: messages.map(messageJson),
     };
-    return { session, episodes, verification, compactions, json };
+    return { session, episodes, verification, compactions, subagents, json };
   });
 }
 

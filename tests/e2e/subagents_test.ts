@@ -158,6 +158,11 @@ Deno.test("two task calls in one turn run at once, in lane subagent with their o
     detail.subagents.map((s: { title: string }) => s.title).sort(),
     ["Subagent: count lines", "Subagent: read notes"],
   );
+  const people = await runBonsai(["sessions", "show", parent], { cwd: p.work, env });
+  assert.match(
+    people.stdout,
+    /subagent\s+\S+ Subagent: count lines \(completed, gpt-4o, 2 messages\)/,
+  );
   const lanes = detail.usage_by_lane.map((l: { lane: string; model: string }) =>
     `${l.lane}/${l.model}`
   );
