@@ -21,6 +21,7 @@ interface Commands {
   export: typeof import("./export.ts");
   serve: typeof import("./serve.ts");
   tokens: typeof import("./tokens.ts");
+  permissions: typeof import("./permissions.ts");
 }
 
 function command<K extends keyof Commands>(name: K): Promise<Commands[K]> {
@@ -318,6 +319,48 @@ function buildProgram(world: World, run: (action: Action) => () => Promise<void>
     .description("remove a saved setting")
     .action((key: string) =>
       run(async () => (await command("settings")).unsetSetting(world, key))()
+    );
+
+  const permissions = program.command("permissions")
+    .description(
+      "saved allow/deny rules for write paths and exec commands, per project or for all",
+    )
+    .enablePositionalOptions()
+    .option("--project <path>", "the rules in force in the project at PATH (default: here)")
+    .option("--all", "every rule of every project")
+    .option("--json", "print a JSON array")
+    .action(run(async () => (await command("permissions")).listRules(world, permissions.opts())));
+  const permissionsList = permissions.command("list")
+    .description("list the rules in force here: this project's and every project's")
+    .option("--project <path>", "the rules in force in the project at PATH")
+    .option("--all", "every rule of every project")
+    .option("--json", "print a JSON array")
+    .action(
+      run(async () => (await command("permissions")).listRules(world, permissionsList.opts())),
+    );
+  const permissionsAdd = permissions.command("add <effect> <kind> <pattern>")
+    .description(
+      "save a rule: allow|deny, write (a path glob like 'src/**') or exec (a command like 'npm run *'); quote the pattern",
+    )
+    .option("--project [path]", "only for the project at PATH (default: the one here)")
+    .option("--json", "print the rule as one JSON object")
+    .action((effect: string, kind: string, pattern: string) =>
+      run(async () =>
+        (await command("permissions")).addRule(
+          world,
+          { effect, kind, pattern },
+          permissionsAdd.opts(),
+        )
+      )()
+    );
+  const permissionsRemove = permissions.command("remove <id>")
+    .alias("rm")
+    .description("remove a rule (any unique id prefix)")
+    .option("--json", "print the removed rule as one JSON object")
+    .action((id: string) =>
+      run(async () =>
+        (await command("permissions")).removeRule(world, id, permissionsRemove.opts())
+      )()
     );
 
   const pricesCommand = program.command("prices [model...]")

@@ -11,6 +11,7 @@ import { openDb, parseOptions, uiFor } from "./context.ts";
 import { EXIT } from "./exit_codes.ts";
 import { parseAllow } from "./run.ts";
 import { hostDeps, sessionAdmin, withSignals } from "./service.ts";
+import { webPages } from "../web/pages.ts";
 import type { World } from "./world.ts";
 
 const ServeOptions = z.object({
@@ -77,6 +78,7 @@ export async function serve(world: World, raw: unknown): Promise<number> {
     defaultWorkspace: join(homeFrom(world.env).dir, "workspace"),
     timeZone: ui.timeZone,
     version: world.version,
+    pages: webPages(),
     onError: (err) => ui.err(`bonsai serve: internal error: ${messageOf(err)}`),
   });
   const url = `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;

@@ -15,6 +15,7 @@ import leaseWaits from "./0012_lease_waits.sql" with { type: "text" };
 import fileCheckpoints from "./0013_file_checkpoints.sql" with { type: "text" };
 import serverPassword from "./0014_server_password.sql" with { type: "text" };
 import subagentSessions from "./0015_subagent_sessions.sql" with { type: "text" };
+import permissionRules from "./0016_permission_rules.sql" with { type: "text" };
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -33,4 +34,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 13, name: "0013_file_checkpoints", sql: fileCheckpoints },
   { version: 14, name: "0014_server_password", sql: serverPassword },
   { version: 15, name: "0015_subagent_sessions", sql: subagentSessions },
+  { version: 16, name: "0016_permission_rules", sql: permissionRules },
 ];

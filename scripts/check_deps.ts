@@ -6,13 +6,14 @@ import { pathToFileURL } from "node:url";
 const toFileUrl = (path: string) => pathToFileURL(path);
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const SOURCE_DIRS = ["core", "commands", "tui", "migrations"];
+const SOURCE_DIRS = ["core", "commands", "tui", "web", "migrations"];
 
 /** Floors from the bottom up; a module may import only lower floors or its own unit. */
 const FLOORS: [prefix: string, level: number][] = [
   ["main.ts", 100],
   ["commands/", 90],
   ["tui/", 80],
+  ["web/", 80],
   ["core/api/", 60],
   ["core/service/", 55],
   // Session admin (core/service) exports through the renderer, so export sits below it.

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { tempDir } from "./support/temp.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
-const TREE = ["main.ts", "deno.json", "deno.lock", "core", "commands", "tui", "migrations"];
+const TREE = ["main.ts", "deno.json", "deno.lock", "core", "commands", "tui", "web", "migrations"];
 
 async function copyTree(to: string): Promise<void> {
   const out = await new Deno.Command("cp", {

@@ -5,7 +5,7 @@ import type { ToolCallRecord, ToolCallStatus } from "../storage/tool_calls.ts";
 import type { BudgetLimits } from "./budget.ts";
 import type { AgentDeps } from "./agent_deps.ts";
 import type { AgentEvent } from "./events.ts";
-import { describeDecision } from "./permissions.ts";
+import { denialReason, describeDecision } from "./permissions.ts";
 import type { Tool, ToolContext, ToolResult } from "./tools/tool.ts";
 
 type ToolCallBlock = Extract<ContentBlock, { type: "tool_call" }>;
@@ -202,7 +202,12 @@ export class ToolRunner {
     const { runtime } = this.#deps;
     let ranFrom = startedAt;
     if (tool.permission !== "none") {
-      const request = { tool: tool.name, kind: tool.permission, summary };
+      const request = {
+        tool: tool.name,
+        kind: tool.permission,
+        summary,
+        subject: tool.subject?.(args),
+      };
       const decision = await this.#deps.permissions.decide(request, signal);
       const text = describeDecision(request, decision);
       runtime.addMessage({
@@ -220,12 +225,7 @@ export class ToolRunner {
           ranFrom,
         ];
       }
-      if (!decision.granted) {
-        const why = decision.by === "headless"
-          ? `Permission denied: ${tool.permission} tools are not allowed in this run (the user must pass --allow ${tool.permission})`
-          : "Permission denied by the user";
-        return ["denied", error(why), ranFrom];
-      }
+      if (!decision.granted) return ["denied", error(denialReason(request, decision)), ranFrom];
       ranFrom = this.#deps.clock.now();
       this.#record(call, "running", null, ranFrom);
       runtime.flush();

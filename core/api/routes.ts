@@ -10,6 +10,7 @@ import { realTimers, type Timers } from "../session/persister.ts";
 import { searchHitJson, sessionJson } from "../session/session_json.ts";
 import type { Session } from "../storage/sessions.ts";
 import { checkTimeZone, parseTimeBound, parseUntilBound } from "../time.ts";
+import { exportFileName } from "../export/file_name.ts";
 import { TABS } from "../usage/dashboard.ts";
 import { dashboardJson } from "../usage/dashboard_json.ts";
 import type { Gate } from "./gate.ts";
@@ -73,7 +74,13 @@ const MessageBody = z.object({
   run: z.boolean().optional(),
 }).strict();
 
-const AnswerBody = z.object({ answer: z.enum(["once", "always", "deny"]) }).strict();
+const TranscriptQuery = z.object({
+  after: z.coerce.number().int().min(0).optional(),
+  before: z.coerce.number().int().min(0).optional(),
+  limit: Count(1000, 200),
+}).strict();
+
+const AnswerBody = z.object({ answer: z.enum(["once", "always", "project", "deny"]) }).strict();
 
 const EventsQuery = z.object({ until: z.enum(["turn_end"]).optional() }).strict();
 
@@ -189,6 +196,51 @@ export function apiRoutes(deps: RouteDeps): Route[] {
       },
     },
     {
+      method: "GET",
+      path: "/api/user/sessions/{id}/transcript",
+      summary:
+        "One window of the transcript (after a seq, before one, or the last ones) with tool outcomes and usage",
+      query: TranscriptQuery,
+      returns: "{session, first_seq, last_seq, messages, running, pending_permissions}",
+      handle(req) {
+        const s = session(req.params.id!);
+        const q = req.query as z.infer<typeof TranscriptQuery>;
+        if (q.after !== undefined && q.before !== undefined) {
+          throw new BonsaiError("BAD_REQUEST", "before: give 'after' or 'before', not both", {
+            data: { field: "before" },
+          });
+        }
+        const page = admin.transcriptPage(s, { after: q.after, before: q.before, limit: q.limit });
+        return json(200, {
+          ...page,
+          running: pool.state(s.id),
+          pending_permissions: pool.pending(s.id).map(eventJson),
+        });
+      },
+    },
+    {
+      method: "GET",
+      path: "/api/user/sessions/{id}/markdown",
+      summary: "The session's Markdown export as a download (written nowhere)",
+      returns: "text/markdown with a Content-Disposition naming the export's file",
+      async handle(req) {
+        const s = session(req.params.id!);
+        const done = await admin.export(s.id, { write: false });
+        const name = exportFileName(done.session);
+        return new Response(done.markdown, {
+          status: 200,
+          headers: {
+            "content-type": "text/markdown; charset=utf-8",
+            "content-disposition": `attachment; filename="${asciiName(name)}"; filename*=UTF-8''${
+              encodeURIComponent(name)
+            }`,
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff",
+          },
+        });
+      },
+    },
+    {
       method: "PUT",
       path: "/api/user/sessions/{id}",
       summary: "Rename, pin or unpin, or rewind to a step ({rewind_to: seq, files: bool})",
@@ -276,7 +328,8 @@ export function apiRoutes(deps: RouteDeps): Route[] {
     {
       method: "POST",
       path: "/api/user/sessions/{id}/permissions/{request_id}",
-      summary: "Answer a permission request: once, always (for this session) or deny",
+      summary:
+        "Answer a permission request: once, always (for this session), project (save an allow rule for this project) or deny",
       body: AnswerBody,
       returns: "204",
       handle(req) {
@@ -369,6 +422,11 @@ export function apiRoutes(deps: RouteDeps): Route[] {
       throw badField(field, err);
     }
   }
+}
+
+/** A file name for the plain `filename=` parameter: ASCII without quotes or backslashes. */
+function asciiName(name: string): string {
+  return name.replace(/[^\x20-\x7e]|["\\]/g, "_");
 }
 
 /** A session id (or unique prefix) from the path; anything else is a 400 naming `id`. */

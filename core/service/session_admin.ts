@@ -8,6 +8,7 @@ import { liveSessionError } from "../session/lifecycle.ts";
 import { liveElsewhere, type ProcessId, type ProcessProbe } from "../session/liveness.ts";
 import { rewindPoints } from "../session/rewind_plan.ts";
 import { type SessionDetail, sessionDetail } from "../session/session_detail.ts";
+import { transcriptPage, type TranscriptWindow } from "../session/transcript_page.ts";
 import type { Db } from "../storage/db.ts";
 import { type Message, MessageStore } from "../storage/messages.ts";
 import { ProjectStore } from "../storage/projects.ts";
@@ -23,6 +24,7 @@ import { SettingsStore } from "../storage/settings.ts";
 import type { UsageFilter } from "../storage/usage_queries.ts";
 import { buildDashboard, type Dashboard, type DashboardOptions } from "../usage/dashboard.ts";
 import { denoRevertFiles, type RevertFiles } from "./file_revert.ts";
+import { PermissionAdmin } from "./permission_admin.ts";
 import {
   executeRewind,
   previewRewind,
@@ -98,6 +100,11 @@ export class SessionAdmin {
     return this.#store.shortIds(ids);
   }
 
+  /** Saved permission rules: list, add, remove (`bonsai permissions`, `/permissions`). */
+  get permissions(): PermissionAdmin {
+    return new PermissionAdmin(this.#deps.db, this.#deps.ids);
+  }
+
   /** The one session an id prefix names (NOT_FOUND, AMBIGUOUS_ID otherwise). */
   resolve(prefix: string): Session {
     this.#deps.beforeRead?.();
@@ -116,6 +123,12 @@ export class SessionAdmin {
     return messages.list(session.id, {
       afterSeq: Math.max(0, messages.lastSeq(session.id) - tail),
     });
+  }
+
+  /** One window of the transcript with tool outcomes and usage (the web view pages with it). */
+  transcriptPage(session: Session, window: TranscriptWindow): Record<string, unknown> {
+    this.#deps.beforeRead?.();
+    return transcriptPage(this.#deps.db, session, window);
   }
 
   /** Renames a session; returns it renamed. */

@@ -32,6 +32,7 @@ import {
 import type { HostEvent } from "./host_events.ts";
 import { denoRevertFiles, type RevertFiles } from "./file_revert.ts";
 import { PeerDesk } from "./peer_desk.ts";
+import { PermissionAdmin } from "./permission_admin.ts";
 import { chooseProvider } from "./provider_choice.ts";
 import {
   executeRewind,
@@ -575,6 +576,8 @@ export class SessionHost {
     const permissions = new PermissionGate({
       allow: this.#options.allow,
       ask: this.#options.interactive ? (request, signal) => this.#ask(request, signal) : null,
+      rules: new PermissionAdmin(this.#deps.db, this.#deps.ids).gateRules(this.#options.root),
+      root: this.#options.root,
     });
     const limits = budgetLimits(saved.budgets, this.#options.budgetFlags);
     const subagents = new Subagents({

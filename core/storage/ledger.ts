@@ -446,6 +446,17 @@ export class LedgerStore {
     );
   }
 
+  /** The rows with these ids (those that exist), in id order. */
+  byIds(ids: readonly number[]): LedgerRow[] {
+    const stmt = this.#db.prepare("SELECT * FROM ledger WHERE id = ?");
+    const rows: LedgerRow[] = [];
+    for (const id of [...new Set(ids)].sort((a, b) => a - b)) {
+      const r = stmt.get(id) as unknown as LedgerRecord | undefined;
+      if (r) rows.push(toRow(r));
+    }
+    return rows;
+  }
+
   /** The highest seq in the session (0 when empty). */
   lastSeq(sessionId: string): number {
     const row = this.#db.prepare("SELECT max(seq) AS seq FROM ledger WHERE session_id = ?").get(

@@ -47,6 +47,12 @@ export interface ToolCallRecord {
   readonly file?: FileCheckpoint | null;
 }
 
+/** How one call went, without its output: `ToolCallStore.outcomes()`. */
+export type ToolCallOutcome = Pick<
+  ToolCallRecord,
+  "callId" | "status" | "diff" | "exitCode" | "durationMs"
+>;
+
 interface ToolCallDbRecord {
   call_id: string;
   message_seq: number | null;
@@ -236,6 +242,32 @@ export class ToolCallStore {
       for (const r of rows) stmt.run(result(r.status), at, at, sessionId, r.call_id);
       return rows.map((r) => r.call_id);
     });
+  }
+
+  /**
+   * How the named calls of a session went (status, diff, exit code, duration), without their
+   * full results or file checkpoints: what a transcript page shows beside its messages.
+   */
+  outcomes(sessionId: string, callIds: readonly string[]): ToolCallOutcome[] {
+    const out: ToolCallOutcome[] = [];
+    const stmt = this.#db.prepare(
+      `SELECT call_id, status, diff, exit_code, duration_ms FROM tool_calls
+       WHERE session_id = ? AND call_id = ?`,
+    );
+    for (const callId of new Set(callIds)) {
+      const r = stmt.get(sessionId, callId) as
+        | Pick<ToolCallDbRecord, "call_id" | "status" | "diff" | "exit_code" | "duration_ms">
+        | undefined;
+      if (!r) continue;
+      out.push({
+        callId: r.call_id,
+        status: r.status,
+        diff: r.diff,
+        exitCode: r.exit_code,
+        durationMs: r.duration_ms,
+      });
+    }
+    return out;
   }
 
   /** The session's calls in the order they started. */

@@ -311,6 +311,13 @@ export class Repl implements ReplContext {
   async #ask(request: PermissionRequest): Promise<PermissionAnswer> {
     const s = this.#o.style;
     const verb = request.kind === "exec" ? "Run" : "Write";
+    // "Always for this project" saves exact allow rules; offered only when there are some.
+    const saves = request.saves ?? [];
+    const project = saves.length === 0
+      ? ""
+      : `, always for this ${s.bold("p")}roject (saves ${
+        saves.map((p) => `allow ${request.kind} '${p}'`).join(", ")
+      })`;
     const question = new AbortController();
     this.#question = question;
     try {
@@ -318,11 +325,12 @@ export class Repl implements ReplContext {
         const answer = (await this.#o.io.question(
           `${s.yellow("?")} ${verb} ${s.bold(request.summary)} ${s.dim(`(${request.tool})`)} — ${
             s.bold("y")
-          }es once, ${s.bold("a")}lways this session, ${s.bold("n")}o: `,
+          }es once, ${s.bold("a")}lways this session${project}, ${s.bold("n")}o: `,
           question.signal,
         )).trim().toLowerCase();
         if (["y", "yes"].includes(answer)) return "once";
         if (["a", "always"].includes(answer)) return "always";
+        if (project && ["p", "project"].includes(answer)) return "project";
         if (["n", "no", ""].includes(answer)) return "deny";
       }
     } catch {

@@ -10,6 +10,7 @@ import {
 } from "./info_commands.ts";
 import { exportCommand } from "./export_command.ts";
 import { claimsCommand, peersCommand } from "./peer_commands.ts";
+import { permissionsCommand } from "./permissions_command.ts";
 import { rewindCommand } from "./rewind_command.ts";
 import {
   clearCommand,
@@ -41,6 +42,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   usageCommand,
   ctxCommand,
   settingsCommand,
+  permissionsCommand,
   peersCommand,
   claimsCommand,
   quitCommand,

@@ -18,6 +18,7 @@ export const editTool = defineTool({
   }).strict(),
   permission: "write",
   describe: (a) => `${a.path}${a.replace_all ? " (all)" : ""}`,
+  subject: (a) => a.path,
   async run(args, ctx) {
     if (args.old_string === args.new_string) {
       return toolError("old_string and new_string are the same");

@@ -28,6 +28,7 @@ export const execTool = defineTool({
   permission: "exec",
   stopsOnAbort: true,
   describe: (a) => a.command.replace(/\s+/g, " ").slice(0, 120),
+  subject: (a) => a.command,
   async run(args, ctx) {
     const limit = Math.min(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, ctx.timeoutMs ?? Infinity);
     const started = ctx.clock.now();

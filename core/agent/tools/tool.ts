@@ -134,6 +134,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   readonly concurrent?: boolean;
   /** A short rendering of the arguments for the UI and permission prompts. */
   describe(args: z.infer<S>): string;
+  /** What saved permission rules match (the whole command line, or the path), uncut. */
+  subject?(args: z.infer<S>): string;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 

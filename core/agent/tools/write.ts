@@ -16,6 +16,7 @@ export const writeTool = defineTool({
   }).strict(),
   permission: "write",
   describe: (a) => `${a.path} (${a.content.split("\n").length} lines)`,
+  subject: (a) => a.path,
   async run(args, ctx) {
     const path = confine(ctx.root, args.path);
     const before = await currentFile(path);

@@ -1,0 +1,138 @@
+// `deno task bench web`: first render of the web view's pages in a real Chromium against a
+// real `bonsai serve`. Prints one JSON object; progress goes to stderr.
+//   deno run -A scripts/bench_web.ts [--sessions 10000] [--messages 10000] [--ledger 1000000]
+//                                    [--runs 15]
+// - sessions: the sessions page (first page of rows) over `sessions` sessions;
+// - transcript: one session of `messages` messages, until its first screen is drawn;
+// - usage: the usage page (calendar drawn) over `ledger` usage rows.
+// Each sample is a fresh navigation, from `goto` until the page's content is in the DOM.
+// The generated home is kept in .bench/ and reused while its parameters match.
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Credentials } from "../core/api/credentials.ts";
+import { systemClock } from "../core/clock.ts";
+import { homeAt } from "../core/home.ts";
+import { cryptoRandom } from "../core/ids.ts";
+import { createRedactor } from "../core/secrets.ts";
+import { openDatabase } from "../core/storage/db.ts";
+import { SessionStore } from "../core/storage/sessions.ts";
+import { launchBrowser } from "../tests/support/browser.ts";
+import { compressedSize } from "../web/pages.ts";
+import { generateHistory } from "./gen_history.ts";
+import { generateLedger } from "./gen_ledger.ts";
+import { benchDir, bonsaiRunArgs, progress, stats } from "./lib/bench_util.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    sessions: { type: "string", default: "10000" },
+    messages: { type: "string", default: "10000" },
+    ledger: { type: "string", default: "1000000" },
+    runs: { type: "string", default: "15" },
+  },
+});
+const sessions = Number(values.sessions);
+const messages = Number(values.messages);
+const ledgerRows = Number(values.ledger);
+const runs = Number(values.runs);
+
+const home = benchDir(`web-${sessions}-${messages}-${ledgerRows}`);
+const marker = join(home, "generated.json");
+let big: string;
+try {
+  big = JSON.parse(Deno.readTextFileSync(marker)).big;
+} catch {
+  await Deno.remove(home, { recursive: true }).catch(() => {});
+  await Deno.mkdir(home, { recursive: true });
+  progress(`generating ${sessions} sessions ...`);
+  await generateHistory({ home, sessions: sessions - 1, messages: 4, seed: 21 });
+  progress(`generating one session of ${messages} messages ...`);
+  await generateHistory({ home, sessions: 1, messages, seed: 22 });
+  progress(`generating ${ledgerRows} usage rows ...`);
+  await generateLedger({
+    home,
+    rows: ledgerRows,
+    seed: 23,
+    progress: (done) => done % 100_000 === 0 && progress(`  ${done}/${ledgerRows}`),
+  });
+  big = await biggest(home);
+  Deno.writeTextFileSync(marker, JSON.stringify({ big }));
+}
+
+const db = await openDatabase({
+  home: homeAt(home),
+  clock: systemClock,
+  redactor: createRedactor(),
+});
+const { token } = new Credentials(db, cryptoRandom).createToken("bench-web");
+db.close();
+const server = new Deno.Command(Deno.execPath(), {
+  args: [...bonsaiRunArgs(), "serve", "--port", "0", "--json"],
+  env: { BONSAI_HOME: home, NO_COLOR: "1", TZ: "UTC" },
+  stdout: "piped",
+  stderr: "inherit",
+}).spawn();
+try {
+  const url = await serverUrl(server);
+  await using browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const login = await context.request.post(`${url}/api/login`, { data: { token } });
+  if (!login.ok()) throw new Error(`login: HTTP ${login.status()}`);
+  const page = await context.newPage();
+  const measure = async (path: string, selector: string) => {
+    const samples: number[] = [];
+    for (let i = 0; i < runs + 2; i++) {
+      await page.goto("about:blank");
+      const started = performance.now();
+      await page.goto(`${url}${path}`);
+      await page.waitForSelector(selector);
+      // The first two warm the server's and the browser's caches.
+      if (i >= 2) samples.push(performance.now() - started);
+    }
+    return stats(samples);
+  };
+  progress("sessions page ...");
+  const sessionsPage = await measure("/", "table.sessions tbody tr");
+  progress("transcript ...");
+  const transcript = await measure(`/session/${big}`, "ol.transcript li.msg");
+  progress("usage page ...");
+  const usage = await measure("/usage", "svg.calendar rect.cell");
+  console.log(JSON.stringify({
+    bench: "web",
+    assets: await compressedSize(),
+    sessions_page: { sessions, target_p50_ms: 300, ...sessionsPage },
+    transcript_first_screen: { messages, target_p50_ms: 500, ...transcript },
+    usage_page: { ledger_rows: ledgerRows, target_p50_ms: 300, ...usage },
+  }));
+} finally {
+  server.kill("SIGTERM");
+  await server.status;
+}
+
+/** The id of the session with the most messages. */
+async function biggest(dir: string): Promise<string> {
+  const db = await openDatabase({
+    home: homeAt(dir),
+    clock: systemClock,
+    redactor: createRedactor(),
+  });
+  try {
+    const all = new SessionStore(db).list({ limit: 1_000_000 });
+    return all.reduce((a, b) => (b.messageCount > a.messageCount ? b : a)).id;
+  } finally {
+    db.close();
+  }
+}
+
+/** Reads the server's `{url}` line. */
+async function serverUrl(child: Deno.ChildProcess): Promise<string> {
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error("bonsai serve exited before listening");
+    text += value;
+  }
+  reader.releaseLock();
+  return (JSON.parse(text.slice(0, text.indexOf("\n"))) as { url: string }).url;
+}
