@@ -2,6 +2,7 @@
 import apiJs from "./assets/api.js" with { type: "text" };
 import appHtml from "./assets/app.html" with { type: "text" };
 import appJs from "./assets/app.js" with { type: "text" };
+import bootJs from "./assets/boot.js" with { type: "text" };
 import chartsJs from "./assets/charts.js" with { type: "text" };
 import domJs from "./assets/dom.js" with { type: "text" };
 import formatJs from "./assets/format.js" with { type: "text" };
@@ -30,6 +31,7 @@ const JS = "text/javascript; charset=utf-8";
 export const ASSETS: ReadonlyMap<string, Asset> = new Map([
   ["api.js", { type: JS, body: apiJs, public: false }],
   ["app.js", { type: JS, body: appJs, public: false }],
+  ["boot.js", { type: JS, body: bootJs, public: false }],
   ["charts.js", { type: JS, body: chartsJs, public: false }],
   ["dom.js", { type: JS, body: domJs, public: false }],
   ["format.js", { type: JS, body: formatJs, public: false }],

@@ -403,7 +403,7 @@ export function apiRoutes(deps: RouteDeps): Route[] {
           projectId: q.project === undefined
             ? undefined
             : admin.projectId(findProjectRoot(q.project)),
-        }, { timeZone, now });
+        }, { timeZone, now, tabs: q.tab ? [q.tab] : undefined });
         return json(200, dashboardJson(dashboard, q.tab));
       },
     },

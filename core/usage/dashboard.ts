@@ -109,6 +109,8 @@ export interface DashboardOptions {
   readonly now: number;
   readonly breakdown?: boolean;
   readonly sessionLimit?: number;
+  /** Only these tabs are filled in (the others are empty): one tab asked for costs less. */
+  readonly tabs?: readonly Tab[];
 }
 
 const EMPTY: Totals = {
@@ -195,14 +197,17 @@ export function buildDashboard(db: Db, filter: UsageFilter, options: DashboardOp
       (day.models ??= []).push({ ...totalsOf(m), provider: m.provider, model: m.model });
     }
   }
-  const models = (range ? q.byModel(filter) : []).map((m) => ({
+  const wanted = (tab: Tab) => !options.tabs || options.tabs.includes(tab);
+  const models = (range && wanted("models") ? q.byModel(filter) : []).map((m) => ({
     ...totalsOf(m),
     provider: m.provider,
     model: m.model,
   }));
   const tokens = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
   const turns = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
-  for (const cell of range ? q.byWeekdayHour(filter, offset, quarterHours) : []) {
+  for (
+    const cell of range && wanted("activity") ? q.byWeekdayHour(filter, offset, quarterHours) : []
+  ) {
     tokens[cell.weekday]![cell.hour]! += cell.tokens;
     turns[cell.weekday]![cell.hour]! += cell.turns;
   }
@@ -218,7 +223,7 @@ export function buildDashboard(db: Db, filter: UsageFilter, options: DashboardOp
     .map((m) => ({ ...m, share: total.totalTokens ? m.totalTokens / total.totalTokens : 0 }));
   const endDate = cal.fields(Math.max(0, (filter.until ?? options.now + 1) - 1)).date;
   const prompt = total.inputTokens + total.cacheReadTokens + total.cacheWriteTokens;
-  const topSessions = q.bySession(filter, options.sessionLimit ?? 20);
+  const topSessions = wanted("sessions") ? q.bySession(filter, options.sessionLimit ?? 20) : [];
   const shortIds = new SessionStore(db).shortIds(topSessions.map((s) => s.sessionId));
   return {
     activity: {
@@ -238,7 +243,7 @@ export function buildDashboard(db: Db, filter: UsageFilter, options: DashboardOp
         lastActive: s.lastBucket,
       })),
     },
-    tools: { tools: q.tools(filter) },
+    tools: { tools: wanted("tools") ? q.tools(filter) : [] },
     cache: {
       hitRate: prompt ? total.cacheReadTokens / prompt : 0,
       expectedCacheReadPct: cacheSums.epc ? round(cacheSums.eps / cacheSums.epc, 1) : null,

@@ -1,4 +1,8 @@
 // The one way the pages talk to `bonsai serve`: same-origin JSON with the login cookie.
+const { query: bootQuery, takeEarly } = globalThis.bonsaiBoot;
+
+/** A query string of the non-empty parameters, with its `?` (or nothing). */
+export const query = bootQuery;
 
 /** An error answer of the API. */
 export class ApiError extends Error {
@@ -12,7 +16,9 @@ export class ApiError extends Error {
 
 /** Sends a request to the API; returns its JSON (null for 204). A 401 goes to the login page. */
 export async function api(path, { method = "GET", body, signal } = {}) {
-  const res = await fetch(path, {
+  // The page's first request may already be on its way (boot.js); if it failed, ask again.
+  const early = method === "GET" ? await takeEarly(path)?.catch(() => null) : null;
+  const res = early ?? await fetch(path, {
     method,
     signal,
     credentials: "same-origin",
@@ -30,16 +36,6 @@ export async function api(path, { method = "GET", body, signal } = {}) {
     throw new ApiError(res.status, err.code ?? "HTTP", err.message ?? res.statusText, err.data);
   }
   return value;
-}
-
-/** A query string from an object, leaving out empty values. */
-export function query(params) {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) {
-    if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
-  }
-  const s = q.toString();
-  return s ? `?${s}` : "";
 }
 
 /** Goes to the login page, coming back here after. */

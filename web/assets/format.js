@@ -7,7 +7,7 @@ const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
 const dayOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
 /** The browser's time zone (usage days are counted in it). */
-export const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+export const timeZone = globalThis.bonsaiBoot.timeZone;
 
 /** A whole number with grouping. */
 export const int = (n) => integer.format(n ?? 0);

@@ -1,6 +1,7 @@
 // One session: the transcript as people read it (paged for long sessions), live while a
 // turn runs (Server-Sent Events), a prompt box, permission answers, cancel and rewind.
 import { api, ApiError, query } from "./api.js";
+const { TRANSCRIPT_PAGE, transcriptUrl } = globalThis.bonsaiBoot;
 import { ask, h, replace, toast } from "./dom.js";
 import { full, int, ms, usd } from "./format.js";
 import { markdown } from "./markdown.js";
@@ -8,7 +9,7 @@ import { navigate } from "./nav.js";
 import { actions } from "./sessions.js";
 import { toolBlock, turnUsage } from "./transcript.js";
 
-const PAGE = 100;
+const PAGE = TRANSCRIPT_PAGE;
 const EVENTS = [
   "turn_start",
   "text",
@@ -108,9 +109,7 @@ class SessionView {
     let page;
     try {
       page = await api(
-        `/api/user/sessions/${encodeURIComponent(this.id)}/transcript${
-          query(target ? { after: Math.max(0, target - 20), limit: PAGE } : { limit: PAGE })
-        }`,
+        transcriptUrl(this.id, target),
         { signal: this.signal },
       );
     } catch (err) {

@@ -1,23 +1,18 @@
 // The sessions page: every project's sessions (pinned first), filters, full-text search with
 // highlighted snippets, and rename, pin, delete and export per row; paged.
 import { api, query } from "./api.js";
+const { SESSIONS_PAGE, sessionsState, sessionsUrl } = globalThis.bonsaiBoot;
 import { ask, h, highlighted, replace, toast } from "./dom.js";
 import { base, int, usd, when } from "./format.js";
 import { navigate } from "./nav.js";
 
-const PAGE = 50;
+const PAGE = SESSIONS_PAGE;
 const STATUSES = ["active", "completed", "interrupted", "budget_exhausted", "failed"];
 const SOURCES = ["bonsai", "claude-code", "codex"];
 
 /** Shows the page; the filters and the search live in the URL (back and forward work). */
 export function mount(main, _params, search) {
-  const state = {
-    q: search.get("q") ?? "",
-    project: search.get("project") ?? "",
-    status: search.get("status") ?? "",
-    source: search.get("source") ?? "",
-    page: Math.max(0, Number(search.get("page") ?? 0) || 0),
-  };
+  const state = sessionsState(search);
   const abort = new AbortController();
   const results = h("div", { id: "results", "aria-live": "polite" });
   const go = (patch) => {
@@ -106,15 +101,7 @@ async function showList(results, state, go, signal) {
   let rows;
   try {
     rows = (await api(
-      `/api/user/sessions${
-        query({
-          project: state.project,
-          status: state.status,
-          source: state.source,
-          limit: PAGE + 1,
-          offset: state.page * PAGE,
-        })
-      }`,
+      sessionsUrl(state),
       { signal },
     )).sessions;
   } catch (err) {

@@ -1,6 +1,7 @@
 // The usage page: the dashboard of `bonsai usage --json`, drawn, with a table of the
 // numbers under each chart; since, until and project as controls; days in the browser's zone.
 import { api, query } from "./api.js";
+const { usageState, usageUrl } = globalThis.bonsaiBoot;
 import { h, replace } from "./dom.js";
 import { bars, calendar, legend, shares, weekHours } from "./charts.js";
 import { base, day, int, ms, pct, short, timeZone, usd } from "./format.js";
@@ -25,9 +26,7 @@ const KINDS = [
 /** Shows the page for the period and project in the URL. */
 export function mount(main, _params, search) {
   const state = {
-    since: search.get("since") ?? "",
-    until: search.get("until") ?? "",
-    project: search.get("project") ?? "",
+    ...usageState(search),
     tab: TABS.some(([t]) => t === search.get("tab")) ? search.get("tab") : "activity",
   };
   const abort = new AbortController();
@@ -75,14 +74,12 @@ function controls(state) {
 }
 
 async function load(body, state, signal) {
-  let data;
+  // Tabs load one at a time: the activity tab (totals, calendar) first, the others when
+  // they are opened, so the first screen waits only for what it shows.
+  const data = {};
+  const fetchTab = (id) => api(usageUrl(state, id), { signal }).then((d) => (data[id] = d));
   try {
-    data = await api(
-      `/api/user/usage${
-        query({ since: state.since, until: state.until, project: state.project, tz: timeZone })
-      }`,
-      { signal },
-    );
+    await fetchTab("activity");
   } catch (err) {
     if (signal.aborted) return;
     replace(body, h("p", { class: "error", role: "alert" }, err.message));
@@ -131,9 +128,20 @@ async function load(body, state, signal) {
         "aria-labelledby": `tab-${id}`,
         tabindex: "0",
       });
-      panel.append(...RENDER[id](data[id], data, state));
       panels.set(id, panel);
       holder.appendChild(panel);
+      if (data[id]) panel.append(...RENDER[id](data[id], data, state));
+      else {
+        panel.append(h("p", { class: "muted" }, "Loading…"));
+        fetchTab(id).then(
+          () => replace(panel, ...RENDER[id](data[id], data, state)),
+          (err) => {
+            if (!signal.aborted) {
+              replace(panel, h("p", { class: "error", role: "alert" }, err.message));
+            }
+          },
+        );
+      }
     }
     panels.get(id).hidden = false;
   }
