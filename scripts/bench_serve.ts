@@ -7,13 +7,8 @@
 //   OpenAI-compatible stream served by this process) to the client's first `text` event.
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Credentials } from "../core/api/credentials.ts";
-import { systemClock } from "../core/clock.ts";
-import { homeAt } from "../core/home.ts";
-import { cryptoRandom } from "../core/ids.ts";
-import { createRedactor } from "../core/secrets.ts";
-import { openDatabase } from "../core/storage/db.ts";
-import { bonsaiRunArgs, progress, stats } from "./lib/bench_util.ts";
+import { progress, stats } from "./lib/bench_util.ts";
+import { startBenchServer } from "./lib/serve_bench.ts";
 import { generateHistory } from "./gen_history.ts";
 
 const { values } = parseArgs({
@@ -53,28 +48,18 @@ let server: Deno.ChildProcess | null = null;
 try {
   progress(`generating ${values.sessions} sessions ...`);
   await generateHistory({ home, sessions: Number(values.sessions), messages: 6, seed: 11 });
-  const db = await openDatabase({
-    home: homeAt(home),
-    clock: systemClock,
-    redactor: createRedactor(),
-  });
-  const { token } = new Credentials(db, cryptoRandom).createToken("bench");
-  db.close();
-  server = new Deno.Command(Deno.execPath(), {
-    args: [...bonsaiRunArgs(), "serve", "--port", "0", "--json", "--allow-all"],
+  const started = await startBenchServer(home, {
     cwd: dir,
+    args: ["--allow-all"],
     env: {
-      BONSAI_HOME: home,
-      NO_COLOR: "1",
       BONSAI_PROVIDER: "openai",
       OPENAI_BASE_URL: `http://127.0.0.1:${provider.addr.port}/v1`,
       OPENAI_API_KEY: "bench-not-a-key",
       BONSAI_MODEL: "gpt-4o",
     },
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const url = await serverUrl(server);
+  });
+  server = started.child;
+  const { url, token } = started;
   const auth = { authorization: `Bearer ${token}` };
 
   progress(`list: ${values.requests} requests from ${values.clients} clients ...`);
@@ -99,19 +84,6 @@ try {
   }
   await provider.shutdown();
   await Deno.remove(dir, { recursive: true });
-}
-
-/** Reads the server's `{url}` line. */
-async function serverUrl(child: Deno.ChildProcess): Promise<string> {
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error("bonsai serve exited before listening");
-    text += value;
-  }
-  reader.releaseLock();
-  return (JSON.parse(text.slice(0, text.indexOf("\n"))) as { url: string }).url;
 }
 
 /** `clients` concurrent loops sharing `total` list requests: every latency and the rate. */

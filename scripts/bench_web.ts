@@ -10,10 +10,8 @@
 // The generated home is kept in .bench/ and reused while its parameters match.
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Credentials } from "../core/api/credentials.ts";
 import { systemClock } from "../core/clock.ts";
 import { homeAt } from "../core/home.ts";
-import { cryptoRandom } from "../core/ids.ts";
 import { createRedactor } from "../core/secrets.ts";
 import { openDatabase } from "../core/storage/db.ts";
 import { SessionStore } from "../core/storage/sessions.ts";
@@ -21,7 +19,8 @@ import { launchBrowser } from "../tests/support/browser.ts";
 import { compressedSize } from "../web/pages.ts";
 import { generateHistory } from "./gen_history.ts";
 import { generateLedger } from "./gen_ledger.ts";
-import { benchDir, bonsaiRunArgs, progress, stats } from "./lib/bench_util.ts";
+import { benchDir, progress, stats } from "./lib/bench_util.ts";
+import { startBenchServer } from "./lib/serve_bench.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -60,21 +59,8 @@ try {
   Deno.writeTextFileSync(marker, JSON.stringify({ big }));
 }
 
-const db = await openDatabase({
-  home: homeAt(home),
-  clock: systemClock,
-  redactor: createRedactor(),
-});
-const { token } = new Credentials(db, cryptoRandom).createToken("bench-web");
-db.close();
-const server = new Deno.Command(Deno.execPath(), {
-  args: [...bonsaiRunArgs(), "serve", "--port", "0", "--json"],
-  env: { BONSAI_HOME: home, NO_COLOR: "1", TZ: "UTC" },
-  stdout: "piped",
-  stderr: "inherit",
-}).spawn();
+const { url, token, child: server } = await startBenchServer(home, { env: { TZ: "UTC" } });
 try {
-  const url = await serverUrl(server);
   await using browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const login = await context.request.post(`${url}/api/login`, { data: { token } });
@@ -152,17 +138,4 @@ async function biggest(dir: string): Promise<string> {
   } finally {
     db.close();
   }
-}
-
-/** Reads the server's `{url}` line. */
-async function serverUrl(child: Deno.ChildProcess): Promise<string> {
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error("bonsai serve exited before listening");
-    text += value;
-  }
-  reader.releaseLock();
-  return (JSON.parse(text.slice(0, text.indexOf("\n"))) as { url: string }).url;
 }
