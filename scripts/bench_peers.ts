@@ -10,14 +10,7 @@
 // - mailbox: crash trials (scripts/lib/mail_trials.ts): 0 dropped, 0 applied twice.
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { systemClock } from "../core/clock.ts";
-import { homeAt } from "../core/home.ts";
-import { cryptoRandom, ulidSource } from "../core/ids.ts";
 import { Peers } from "../core/peers/peers.ts";
-import { WriteLease } from "../core/peers/write_lease.ts";
-import { createRedactor } from "../core/secrets.ts";
-import { startSession } from "../core/session/lifecycle.ts";
-import { openDatabase } from "../core/storage/db.ts";
 import { SessionStore } from "../core/storage/sessions.ts";
 import {
   benchSession,
@@ -28,6 +21,7 @@ import {
   timeFlushes,
 } from "./lib/bench_util.ts";
 import { Corpus } from "./lib/corpus.ts";
+import { openHome, ownSession, peersOf } from "./lib/peer_process.ts";
 import { runMailTrials } from "./lib/mail_trials.ts";
 import { Prng } from "./lib/prng.ts";
 
@@ -43,15 +37,6 @@ const { values } = parseArgs({
 });
 const CONTENDER = new URL("./lib/lease_contender.ts", import.meta.url).pathname;
 const dir = await Deno.makeTempDir({ prefix: "bonsai-bench-peers-" });
-const probe = (pid: number, host: string) => {
-  if (host !== Deno.hostname() || Deno.build.os !== "linux") return null;
-  try {
-    Deno.statSync(`/proc/${pid}`);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 try {
   const lease = await leaseContention(Number(values.contenders), Number(values.cycles));
@@ -86,11 +71,7 @@ try {
 async function leaseContention(contenders: number, cycles: number): Promise<number[]> {
   progress(`lease: ${contenders} contenders x ${cycles} cycles ...`);
   const home = join(dir, `lease-${contenders}`);
-  const db = await openDatabase({
-    home: homeAt(home),
-    clock: systemClock,
-    redactor: createRedactor(),
-  });
+  const db = await openHome(home);
   db.close();
   const children = Array.from({ length: contenders }, () =>
     new Deno.Command(Deno.execPath(), {
@@ -143,12 +124,11 @@ async function deliveryToIdleRepl(count: number): Promise<number[]> {
       .find((s) => s.ownerPid === repl.pid)
   );
   const random = new Prng(3);
-  const ids = ulidSource(systemClock, cryptoRandom);
   const samples: number[] = [];
   let peers: Peers | null = null;
   for (let i = 0; i < count; i++) {
     // A sending session sends at most 30 messages an hour: a new one every 25.
-    if (i % 25 === 0) peers = senderPeers(db, ids, Deno.realPathSync(project));
+    if (i % 25 === 0) peers = peersOf(db, ownSession(db, Deno.realPathSync(project)));
     // Sent at a random moment relative to the REPL's inbox look.
     await new Promise((r) => setTimeout(r, random.int(0, 600)));
     const text = `ping number ${i} end`;
@@ -165,30 +145,6 @@ async function deliveryToIdleRepl(count: number): Promise<number[]> {
   return samples;
 }
 
-function senderPeers(
-  db: Awaited<ReturnType<typeof openDatabase>>,
-  ids: ReturnType<typeof ulidSource>,
-  project: string,
-): Peers {
-  const runtime = startSession(db, ids, {
-    projectPath: project,
-    owner: { pid: Deno.pid, host: Deno.hostname() },
-  });
-  const session = runtime.session;
-  return new Peers({
-    db,
-    clock: systemClock,
-    session: () => session,
-    lease: new WriteLease({
-      db,
-      clock: systemClock,
-      projectId: session.projectId,
-      sessionId: session.id,
-    }),
-    probe,
-  });
-}
-
 async function waitForDatabase(home: string) {
   await waitFor(() => {
     try {
@@ -197,7 +153,7 @@ async function waitForDatabase(home: string) {
       return null;
     }
   });
-  return await openDatabase({ home: homeAt(home), clock: systemClock, redactor: createRedactor() });
+  return await openHome(home);
 }
 
 async function waitFor<T>(look: () => T | null | undefined, timeoutMs = 30_000): Promise<T> {

@@ -157,7 +157,7 @@ function priceDef(key: string): SettingDef {
   };
 }
 
-/** Price keys, one per model (`price.<model>`); listed with this placeholder while none is saved. */
+/** Price keys, one per model (`price.<model>`); listed with this example row while none is saved. */
 export const PRICE_SETTINGS = priceDef(`${PRICE_SETTING_PREFIX}<model>`);
 
 /** Every setting with a fixed key that `bonsai settings` and `/settings` know (and PRICE_SETTINGS). */
@@ -249,7 +249,7 @@ export function describeSettings(store: SettingsStore): StoredSetting[] {
       ? { def, value: JSON.parse(raw), raw, problem: null }
       : { def, value: null, raw, problem: why };
   };
-  // Price keys are one per model: the saved ones, or a placeholder row while there are none.
+  // Price keys are one per model: the saved ones, or an example row while there are none.
   const prices = [...saved.keys()].filter((k) => priceKeyModel(k) !== null).map(priceDef);
   return [...SETTINGS, ...(prices.length > 0 ? prices : [PRICE_SETTINGS])].map(stored);
 }

@@ -9,39 +9,20 @@
 //   send HOME PROJECT TO COUNT TAG    a new session of PROJECT sends COUNT messages to TO
 // Lines on stdout: "ready", "paused PHASE ID", "sent BODY", "refused REASON", "done N".
 import { systemClock } from "../../core/clock.ts";
-import { homeAt } from "../../core/home.ts";
-import { cryptoRandom, ulidSource } from "../../core/ids.ts";
-import { Peers } from "../../core/peers/peers.ts";
-import { WriteLease } from "../../core/peers/write_lease.ts";
-import { createRedactor } from "../../core/secrets.ts";
 import { type DeliveryPhase, PeerDesk } from "../../core/service/peer_desk.ts";
 import { Heartbeat } from "../../core/session/heartbeat.ts";
-import { resumeSession, startSession } from "../../core/session/lifecycle.ts";
-import type { ProcessProbe } from "../../core/session/liveness.ts";
-import { openDatabase } from "../../core/storage/db.ts";
+import { resumeSession } from "../../core/session/lifecycle.ts";
 import { MailboxStore } from "../../core/storage/mailbox.ts";
 import { SessionStore } from "../../core/storage/sessions.ts";
+import { exists, openHome, ownSession, peersOf, procProbe, self } from "./peer_process.ts";
 
 const say = (line: string) => Deno.stdout.writeSync(new TextEncoder().encode(`${line}\n`));
 
-/** The liveness probe bonsai itself uses on Linux: a process is alive while /proc has it. */
-const probe: ProcessProbe = (pid, host) => {
-  if (host !== Deno.hostname() || Deno.build.os !== "linux") return null;
-  try {
-    Deno.statSync(`/proc/${pid}`);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const probe = procProbe;
 
 const [mode, home, ...rest] = Deno.args as [string, string, ...string[]];
-const db = await openDatabase({
-  home: homeAt(home),
-  clock: systemClock,
-  redactor: createRedactor(),
-});
-const owner = { pid: Deno.pid, host: Deno.hostname() };
+const db = await openHome(home);
+const owner = self();
 
 if (mode === "consume") {
   const [sessionId, phase, nth] = rest as [string, DeliveryPhase | undefined, string | undefined];
@@ -77,24 +58,7 @@ if (mode === "consume") {
   say(`done ${seen}`);
 } else if (mode === "send") {
   const [project, to, count, tag] = rest as [string, string, string, string];
-  const runtime = startSession(db, ulidSource(systemClock, cryptoRandom), {
-    projectPath: project,
-    owner,
-  });
-  const session = runtime.session;
-  const peers = new Peers({
-    db,
-    clock: systemClock,
-    session: () => session,
-    lease: new WriteLease({
-      db,
-      clock: systemClock,
-      projectId: session.projectId,
-      sessionId: session.id,
-      probe,
-    }),
-    probe,
-  });
+  const peers = peersOf(db, ownSession(db, project));
   for (let i = 0; i < Number(count); i++) {
     const body = `${tag}-${i}`;
     try {
@@ -109,12 +73,3 @@ if (mode === "consume") {
   throw new Error(`unknown mode '${mode}'`);
 }
 db.close();
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}

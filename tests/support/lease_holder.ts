@@ -2,44 +2,19 @@
 // the lease race test stops it (SIGSTOP) between the two, as a paused bonsai would be.
 // Usage: deno run -A lease_holder.ts HOME PROJECT FILE TTL_MS
 import { join } from "node:path";
-import { systemClock } from "../../core/clock.ts";
-import { homeAt } from "../../core/home.ts";
-import { cryptoRandom, ulidSource } from "../../core/ids.ts";
 import { leasedWorkspace } from "../../core/peers/workspace.ts";
-import { WriteLease } from "../../core/peers/write_lease.ts";
-import { createRedactor } from "../../core/secrets.ts";
-import { startSession } from "../../core/session/lifecycle.ts";
-import { openDatabase } from "../../core/storage/db.ts";
+import type { WriteLease } from "../../core/peers/write_lease.ts";
+import { leaseOf, openHome, ownSession, waitForFile } from "../../scripts/lib/peer_process.ts";
 
 const [home, project, file, ttl] = Deno.args as [string, string, string, string];
-const db = await openDatabase({
-  home: homeAt(home),
-  clock: systemClock,
-  redactor: createRedactor(),
-});
-const runtime = startSession(db, ulidSource(systemClock, cryptoRandom), {
-  projectPath: project,
-  owner: { pid: Deno.pid, host: Deno.hostname() },
-});
-const lease = new WriteLease({
-  db,
-  clock: systemClock,
-  projectId: runtime.session.projectId,
-  sessionId: runtime.id,
-  ttlMs: Number(ttl),
-});
+const db = await openHome(home);
+const runtime = ownSession(db, project);
+const lease = leaseOf(db, runtime, { ttlMs: Number(ttl) });
 // Take the lease the way a write does, and hold it until told to commit.
 const token = await lease.acquire();
 const before = await Deno.readTextFile(file);
 await Deno.writeTextFile(join(home, "held"), String(token));
-while (true) {
-  try {
-    Deno.statSync(join(home, "go"));
-    break;
-  } catch {
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+await waitForFile(join(home, "go"), 5);
 // The commit: under the same token, as leasedWorkspace does it.
 const ws = leasedWorkspace({
   acquire: () => Promise.resolve(token),

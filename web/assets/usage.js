@@ -215,7 +215,7 @@ function numbers(caption, columns, rows, id) {
   );
 }
 
-/** A placeholder filled after the first screen is drawn (charts further down the page). */
+/** A stand-in, filled after the first screen is drawn (charts further down the page). */
 function later(build) {
   const box = h("div");
   requestAnimationFrame(() => setTimeout(() => box.append(...build())));
